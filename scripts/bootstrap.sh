@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages cuwheel needs to build and test, and nothing
+# else. Safe to run repeatedly: it asks apt only for what is missing.
+# Why each package is here: see README.md, "Dependencies".
+set -euo pipefail
+
+packages=(
+  cmake ninja-build pkg-config g++
+  libzip-dev libzstd-dev liblz4-dev
+  nlohmann-json3-dev libcli11-dev
+  libgtest-dev
+  clang-14 libclang-rt-14-dev   # libFuzzer and sanitizer runtimes for fuzz targets
+  python3 zip unzip
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "bootstrap: installing ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,81 @@
+#include "cuwheel/source.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace cuwheel {
+
+Blob::Impl::~Impl() {
+  if (map) munmap(map, map_len);
+  if (fd >= 0) close(fd);
+}
+
+Expected<Blob> Blob::map_file(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error(path + ": cannot open: " + std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    close(fd);
+    return Error(path + ": cannot stat: " + std::strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return Error(path + ": not a regular file");
+  }
+  return map_fd(fd, static_cast<uint64_t>(st.st_size), path);
+}
+
+Expected<Blob> Blob::map_fd(int fd, uint64_t size, const std::string& what) {
+  Blob b;
+  b.impl_ = std::make_shared<Impl>();
+  b.impl_->fd = fd;
+  if (size == 0) return b;
+  if (size > SIZE_MAX) return Error(what + ": too large to map");
+  void* p = mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
+  if (p == MAP_FAILED) return Error(what + ": cannot map: " + std::strerror(errno));
+  b.impl_->map = p;
+  b.impl_->map_len = static_cast<size_t>(size);
+  b.impl_->view = ByteView(static_cast<const uint8_t*>(p), static_cast<size_t>(size));
+  return b;
+}
+
+Blob Blob::from_vector(std::vector<uint8_t> bytes) {
+  Blob b;
+  b.impl_ = std::make_shared<Impl>();
+  b.impl_->heap = std::move(bytes);
+  b.impl_->view = ByteView(b.impl_->heap.data(), b.impl_->heap.size());
+  return b;
+}
+
+void Blob::release(uint64_t offset, uint64_t length) const {
+  if (!impl_ || !impl_->map || length == 0) return;
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  if (!in_bounds(impl_->map_len, offset, length)) return;
+  uint64_t begin = (offset + page - 1) / page * page;
+  uint64_t end = (offset + length) / page * page;
+  if (end <= begin) return;
+  madvise(static_cast<uint8_t*>(impl_->map) + begin, static_cast<size_t>(end - begin),
+          MADV_DONTNEED);
+}
+
+Expected<int> make_temp_file() {
+  const char* dir = std::getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+  // Filesystems without O_TMPFILE: create, then unlink at once.
+  std::string tmpl = std::string(dir) + "/cuwheel-XXXXXX";
+  fd = mkostemp(tmpl.data(), O_CLOEXEC);
+  if (fd < 0) return Error(std::string(dir) + ": cannot create a temporary file: " + std::strerror(errno));
+  unlink(tmpl.c_str());
+  return fd;
+}
+
+}  // namespace cuwheel
