@@ -1,0 +1,65 @@
+// cuwheel: facts from one device-code payload (a cubin ELF or PTX text).
+//
+// Cubins use one of two e_flags layouts, chosen by e_ident[EI_ABIVERSION]
+// (fatbin-format.md section 5): ABI v7 keeps the SM in bits 0-7, 'a' in bit
+// 0x800 and the virtual SM in bits 16-23; ABI v8 keeps the SM in bits 8-15 and
+// records 'a' in a `.nv.compat` attribute. 'f' is never recorded in the cubin.
+// Kernels are STT_FUNC symbols with st_other bit 0x10 (STO_CUDA_ENTRY).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cuwheel/bytes.h"
+#include "cuwheel/expected.h"
+
+namespace cuwheel::cubin {
+
+struct CubinInfo {
+  uint8_t abi_version = 0;   ///< e_ident[EI_ABIVERSION]: 7 (old layout) or 8 (CUDA 13 layout)
+  uint8_t osabi = 0;         ///< e_ident[EI_OSABI]: 0x33 (v7) or 0x41 (v8)
+  uint16_t elf_type = 0;     ///< ET_EXEC (linked) or ET_REL (-rdc)
+  bool is64 = true;
+  uint32_t e_flags = 0;
+  uint32_t sm = 0;           ///< SM number from e_flags (e.g. 90)
+  bool arch_a = false;       ///< 'a' (architecture-specific) cubin
+  std::optional<uint32_t> virtual_sm;  ///< v7 only: the PTX SM it was compiled from
+  std::vector<std::string> kernels;    ///< entry functions (mangled names), in symbol order
+  /// "sm_90a"-style name: the SM and 'a' as the cubin records them.
+  std::string arch_name() const;
+};
+
+/// Reads the architecture from a cubin's ELF header only (the first 64
+/// bytes suffice): SM and, for ABI v7, the 'a' bit. For ABI v8 the 'a' bit
+/// needs the section table; use read_cubin. Errors: not ELF, not EM_CUDA.
+Expected<CubinInfo> read_cubin_header(ByteView prefix);
+
+/// Reads a whole cubin: header facts, 'a' for ABI v8 from `.nv.compat`
+/// (record fmt 2, attribute 0x09, value 1), and when `want_kernels` the
+/// kernel names from `.symtab`. Errors name the offset inside the cubin.
+Expected<CubinInfo> read_cubin(ByteView elf, bool want_kernels);
+
+struct PtxInfo {
+  std::optional<std::pair<int, int>> version;  ///< `.version X.Y`, when present
+  std::vector<std::string> targets;            ///< `.target` list, e.g. {"sm_90a"}
+  std::vector<std::string> entries;            ///< `.entry` names
+  int address_size = 0;                        ///< `.address_size`, 0 when absent
+};
+
+/// Scans PTX text (up to the first NUL) for `.version`, `.target`,
+/// `.address_size` and `.entry` directives, skipping // and /* */ comments.
+/// Never fails: missing directives stay empty (libnvfatbin may strip
+/// `.version`, fatbin-format.md section 6; use the entry header then).
+PtxInfo read_ptx(ByteView text, bool want_entries);
+
+/// The first CUDA release that emits PTX ISA `major.minor`, as "12.8"
+/// (fatbin-format.md section 6 table), or "" when unknown.
+std::string cuda_release_for_ptx(int major, int minor);
+
+/// The minimum Linux driver (e.g. "570.26") of the CUDA release that
+/// introduced PTX ISA `major.minor`, or "" when unknown (cuda-facts.md 2.2).
+std::string min_driver_for_ptx(int major, int minor);
+
+}  // namespace cuwheel::cubin

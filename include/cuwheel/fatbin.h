@@ -1,0 +1,146 @@
+// cuwheel: NVIDIA fat binary reader.
+//
+// A fat binary ("fatbin") is a sequence of containers; each container holds
+// entries (PTX text, cubin ELF, LTO-IR, ...), each with a fixed 64-byte
+// header. Facts and section numbers below refer to the project's format
+// notes (fatbin-format.md); every size read from input is bounds-checked, and
+// a walk never loops: each step advances by at least one header.
+//
+// Host binaries reference containers through 24-byte wrapper records in
+// `.nvFatBinSegment` (16 bytes on 32-bit hosts); find_in_elf() follows them
+// the way cuobjdump does (section 1.4) and also walks `.nv_fatbin` and
+// `__nv_relfatbin` directly, so containers that no wrapper references are
+// still seen (and reported as such).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cuwheel/bytes.h"
+#include "cuwheel/elf.h"
+#include "cuwheel/expected.h"
+
+namespace cuwheel::fatbin {
+
+inline constexpr uint32_t kWrapperMagic = 0x466243B1;    ///< section 1.2
+inline constexpr uint32_t kContainerMagic = 0xBA55ED50;  ///< section 2
+inline constexpr uint64_t kContainerHeaderSize = 16;     ///< section 2
+inline constexpr uint64_t kEntryHeaderSize = 0x40;       ///< section 3
+
+/// Entry kinds (section 3, "Kinds").
+enum Kind : uint16_t {
+  kPtx = 1,
+  kElf = 2,
+  kOldCubin = 4,
+  kLtoIr = 8,
+  kMercury = 0x10,
+  kIndex = 0x20,
+  kRelocatablePtx = 0x40,
+  kTileIr = 0x80,
+  kConcatenated = 0x100,
+};
+
+/// Entry flag bits (section 3, "Flags").
+inline constexpr uint64_t kFlag64Bit = 0x1, kFlagDebug = 0x2, kFlagLinux = 0x10, kFlagMac = 0x20,
+                          kFlagWindows = 0x40, kFlagCompressLegacy = 0x1000, kFlagLz4 = 0x2000,
+                          kFlagZstd = 0x8000, kFlagArchA = 0x100000, kFlagArchF = 0x200000;
+
+enum class Compression { none, lz4, zstd, legacy };
+
+/// One entry header plus the views of its strings and stored payload.
+struct Entry {
+  uint64_t offset = 0;           ///< file offset of the entry header (bytes)
+  uint16_t kind = 0;
+  uint16_t version = 0;          ///< 0x0101 in every known producer
+  uint32_t header_size = 0;      ///< 0x40 + string area; payload at offset + header_size
+  uint64_t payload_size = 0;     ///< stored (padded) payload bytes; next entry at +header_size+this
+  uint32_t compressed_size = 0;  ///< compressed stream bytes, 0 when stored raw
+  uint32_t options_offset = 0;   ///< ptxas-options descriptor offset from entry start, 0 = none
+  uint16_t code_minor = 0, code_major = 0;  ///< PTX ISA version for PTX; ELF ABI era for cubins
+  uint32_t arch = 0;             ///< decimal SM number (80, 90, 100, ...)
+  uint32_t ident_offset = 0, ident_size = 0;
+  uint64_t flags = 0;
+  uint64_t okey = 0;             ///< obfuscation key (BCD), normally 0
+  uint64_t uncompressed_size = 0;  ///< expected output size of decompression; 0 when raw
+  std::string identifier;        ///< source path recorded by nvcc -G / fatbinary --ident
+  std::string ptxas_options;
+  ByteView stored;               ///< exactly the bytes to decode: compressed_size bytes when compressed
+
+  Compression compression() const;
+  bool arch_a() const { return flags & kFlagArchA; }
+  bool arch_f() const { return flags & kFlagArchF; }
+  /// "sm_90a"-style name from the header alone: number plus a/f suffix.
+  std::string arch_name() const;
+};
+
+/// A name for an entry kind: "ptx", "elf", "ltoir", "old-cubin", "mercury",
+/// "index", "relocatable-ptx", "tile-ir", "concatenated", or "kind-0xNN".
+std::string kind_name(uint16_t kind);
+
+struct Container {
+  uint64_t offset = 0;    ///< file offset of the container header
+  uint64_t fat_size = 0;  ///< bytes of entries after the 16-byte header
+  std::vector<Entry> entries;
+  uint64_t end() const { return offset + kContainerHeaderSize + fat_size; }
+};
+
+/// Parses the container whose header is at `data[pos]`. `base` is the file
+/// offset of data[0], added to every reported offset. The container must lie
+/// inside `data`. Entries are read until the end of the container; an entry
+/// whose 64-byte header does not fit, whose header_size < 0x40, whose
+/// strings lie outside its header, or whose payload overruns the container
+/// ends the walk with an Error naming the entry offset (cuobjdump rejects
+/// these too, section 2 "Where readers disagree").
+Expected<Container> parse_container(ByteView data, uint64_t pos, uint64_t base);
+
+/// Walks back-to-back containers filling `region` (a `.nv_fatbin` or
+/// `__nv_relfatbin` section, or a raw .fatbin file). Zero padding up to the
+/// next 8-byte boundary between containers is skipped. Errors name the
+/// offset of the first unreadable container; containers read before it are
+/// returned through `partial` when non-null.
+Expected<std::vector<Container>> parse_region(ByteView region, uint64_t base,
+                                              std::vector<Container>* partial = nullptr);
+
+/// Strict scan for containers in arbitrary bytes (section 1.6): a hit needs
+/// version 1, header size 0x10, fat_size that fits, and a sane first entry.
+/// Used for ELF files without section headers.
+std::vector<Container> scan(ByteView bytes, uint64_t base);
+
+/// Where a container was found in a host ELF file.
+enum class Origin {
+  executable,   ///< `.nv_fatbin` (whole-program or device-linked code)
+  relocatable,  ///< `__nv_relfatbin` (-rdc objects)
+  other,        ///< any other section, or found by scanning
+};
+
+struct Located {
+  Origin origin = Origin::other;
+  std::string section;       ///< section name, "" when found by scanning
+  bool via_wrapper = false;  ///< referenced by a `.nvFatBinSegment` record
+  Container container;
+};
+
+/// Every fatbin container of a host ELF file, in the order cuobjdump lists
+/// them: containers referenced by wrapper records first, in record order;
+/// then (with `via_wrapper == false`) containers found only by walking the
+/// fatbin sections or, without section headers, by scanning loaded segments.
+/// Errors: a wrapper pointer that lands outside the file or on something that
+/// is not a container, an unreadable fatbin section. Unusual but readable
+/// cases (symbolic wrapper pointers, version-2 wrappers, unreferenced
+/// containers) go to `warnings`.
+Expected<std::vector<Located>> find_in_elf(const elf::File& file, WarningSink* warnings);
+
+/// Decodes an entry's payload: the stored bytes when raw, else LZ4 (raw
+/// block) or ZSTD (frame) decompression of exactly compressed_size bytes
+/// (section 4). Output is capped at `max_output` bytes and at the declared
+/// uncompressed size; a stream that decodes to more, or fails, is an Error
+/// naming the entry offset.
+Expected<std::vector<uint8_t>> decode(const Entry& e, uint64_t max_output = (1ull << 30));
+
+/// Decodes at most the first `n` bytes of an entry's payload (cheap: stops
+/// early), for reading a cubin's ELF header without decompressing all of it.
+Expected<std::vector<uint8_t>> decode_prefix(const Entry& e, size_t n);
+
+}  // namespace cuwheel::fatbin
