@@ -215,7 +215,6 @@ Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warn
 
   // 1. Wrapper records (section 1.4).
   const uint64_t rec = f.is64() ? 24 : 16;
-  const uint64_t ptr = f.is64() ? 8 : 4;
   std::vector<elf::Symbol> symtab;
   bool symtab_loaded = false;
   for (uint32_t si = 0; si < secs.size(); ++si) {
@@ -245,7 +244,6 @@ Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warn
       uint64_t word = 0;
       if (f.is64()) load_le(*sd, off + 8, word);
       else { uint32_t w = 0; load_le(*sd, off + 8, w); word = w; }
-      (void)ptr;
       std::optional<uint64_t> target;  // file offset
       if (f.type() == elf::ET_REL) {
         for (const auto& r : rels) {
@@ -289,8 +287,10 @@ Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warn
         if (warnings) warnings->warn(where + ": data pointer is unresolved (symbolic or null); skipped");
         continue;
       }
-      if (version == 2 && warnings)
-        warnings->warn(where + ": version-2 (prelinked) wrapper; only its data container is read");
+      // Version 2 wrappers (nvcc 13 writes them) also point at a list of
+      // prelinked fatbins; cuobjdump lists only the `data` container, and the
+      // section walk below still finds every container in the section.
+      (void)version;
       // Bound the container by the section that holds it.
       const elf::Section* holder = nullptr;
       for (const auto& h : secs)

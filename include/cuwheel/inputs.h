@@ -1,0 +1,78 @@
+// cuwheel: turning command-line paths into objects to read.
+//
+// An input path is a plain ELF file, a raw fatbin or cubin, a static
+// archive, a wheel (any zip), or a directory (for example an installed
+// environment's site-packages). walk_input() opens it, finds every object
+// inside (archive members, wheel members, files under a directory) and hands
+// each to the visitor one at a time, so memory holds one object at a time
+// whatever the input's size. Unreadable parts are reported to the visitor
+// and the walk goes on with the rest.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cuwheel/bytes.h"
+#include "cuwheel/expected.h"
+#include "cuwheel/source.h"
+
+namespace cuwheel {
+
+enum class InputKind { file, archive, wheel, directory };
+
+/// One object found in an input.
+struct ObjectRef {
+  std::string input;        ///< the path as given
+  InputKind input_kind = InputKind::file;
+  std::string member;       ///< path inside the wheel or directory ("" for a plain file)
+  std::string archive_member;  ///< member of a static archive ("" when not in one)
+  std::string owner;        ///< distribution that installed it (from RECORD), "" when unknown
+  ByteView bytes;           ///< the object's bytes; valid only during the visit
+  /// "input", "input:member" or "input:member:archive_member", as used in messages.
+  std::string display() const;
+  /// The object's own file name (last path component of the innermost name).
+  std::string file_name() const;
+};
+
+struct InputVisitor {
+  virtual ~InputVisitor() = default;
+  /// Called once per input before its objects; `kind` says what it is.
+  virtual void begin_input(const std::string& path, InputKind kind) {}
+  /// Called for each archive before its members (for listing headers).
+  virtual void begin_archive(const ObjectRef& archive) {}
+  virtual void object(const ObjectRef& obj) = 0;
+  /// A part that could not be read. `where` names the file and member;
+  /// `err` the problem (with offsets).
+  virtual void error(const std::string& where, const Error& err) = 0;
+  /// Called once per input after its objects.
+  virtual void end_input(const std::string& path) {}
+  /// Progress: the number of bytes of the current input handled so far.
+  virtual void progress(const std::string& path, uint64_t done, uint64_t total) {}
+};
+
+struct WalkOptions {
+  /// Visit objects that are neither ELF nor fatbin (none are, today).
+  bool expand_archives = true;   ///< visit the members of static archives
+  /// In directories: skip files larger than this (bytes), 0 = no limit.
+  uint64_t max_file_size = 0;
+};
+
+/// Walks one input. Returns an Error only when the input itself cannot be
+/// opened at all (missing, unreadable, not a recognised format); problems
+/// inside it go to visitor.error() and the walk continues.
+Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor& visitor);
+
+/// Maps files under a site-packages directory to the distribution that
+/// installed them, from every `*.dist-info/RECORD` directly inside `dir`.
+/// Keys are paths relative to `dir` with '/' separators; values are the
+/// distribution names as the dist-info directory spells them.
+std::map<std::string, std::string> record_owners(const std::string& dir);
+
+/// True when a member or file name is obviously not an object (Python
+/// sources, headers, text, metadata), so its bytes need not be sniffed.
+bool skip_by_name(std::string_view name);
+
+}  // namespace cuwheel

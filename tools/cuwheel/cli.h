@@ -1,0 +1,64 @@
+// cuwheel command-line tool: shared declarations.
+//
+// main.cc declares the subcommands (a table of name, help and handler) with
+// CLI11 and fills one options struct per subcommand; each handler lives in
+// its own cmd_<name>.cc and returns the process exit status:
+//   0  success
+//   1  findings (reserved for `check`)
+//   2  an input could not be read, or a usage error
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace cuwheel::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFindings = 1;
+inline constexpr int kExitUnreadable = 2;
+
+struct ListOptions {
+  bool elf = false;
+  bool ptx = false;
+  bool all = false;
+  std::string format = "text";  ///< text | json | cuobjdump
+  std::vector<std::string> paths;
+};
+
+struct ShowOptions {
+  std::string format = "text";  ///< text | json
+  std::vector<std::string> paths;
+};
+
+int run_list(const ListOptions& opts);
+int run_show(const ShowOptions& opts);
+
+/// Prints "cuwheel: error: <where>: <message>" to stderr.
+void print_error(const std::string& where, const std::string& message);
+/// Prints "cuwheel: warning: <where>: <message>" to stderr.
+void print_warning(const std::string& where, const std::string& message);
+
+/// A one-line progress indicator on stderr, shown only when stderr is a
+/// terminal and the run has lasted over a second (or covers many files);
+/// redrawn at most ten times a second and erased before normal output.
+class Progress {
+ public:
+  Progress();
+  ~Progress();
+  void update(const std::string& label, uint64_t done, uint64_t total);
+  /// Erases the line (call before writing to stdout/stderr).
+  void clear();
+
+ private:
+  bool enabled_ = false;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
+/// JSON string escaping for hand-written output paths.
+std::string json_escape(const std::string& s);
+
+}  // namespace cuwheel::cli
