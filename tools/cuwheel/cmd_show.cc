@@ -1,11 +1,342 @@
-// `cuwheel show`: load-time facts and a device-code summary per ELF file.
+// `cuwheel show`: per input, and per ELF file inside a wheel or directory,
+// the facts the dynamic loader and the CUDA driver act on: soname, NEEDED
+// (each classified), RPATH/RUNPATH, the CUDA runtime it uses, and a summary
+// of its device code; for a wheel also its name, version, tags and
+// Requires-Dist. JSON schema: docs/json-schema.md ("show", schema 1).
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
 #include "cli.h"
+#include "cuwheel/devicecode.h"
+#include "cuwheel/facts.h"
+#include "cuwheel/inputs.h"
+#include "cuwheel/libclass.h"
+#include "cuwheel/wheel.h"
 
 namespace cuwheel::cli {
 
-int run_show(const ShowOptions& opts) {
-  print_error("show", "not implemented yet");
-  return kExitUnreadable;
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct ObjectRecord {
+  std::string display, member, archive_member, owner;
+  std::optional<LoadFacts> load;   // absent for raw fatbins/cubins
+  DeviceCode code;
+  bool has_code = false;
+  std::vector<std::string> warnings;
+};
+
+const char* runtime_kind(CudaRuntime::Kind k) {
+  switch (k) {
+    case CudaRuntime::Kind::none: return "none";
+    case CudaRuntime::Kind::shared: return "shared";
+    case CudaRuntime::Kind::static_runtime: return "static";
+    case CudaRuntime::Kind::is_runtime: return "is-runtime";
+  }
+  return "none";
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  return s;
+}
+
+json needed_json(const std::string& soname, const std::map<std::string, std::string>& bundled) {
+  json j;
+  j["soname"] = soname;
+  auto b = bundled.find(soname);
+  if (b != bundled.end()) {
+    j["class"] = "bundled";
+    j["path"] = b->second;
+  }
+  LibraryClass c = classify_soname(soname);
+  if (b == bundled.end()) {
+    switch (c.kind) {
+      case LibraryKind::cuda_toolkit: j["class"] = "cuda-toolkit"; break;
+      case LibraryKind::nvidia_driver: j["class"] = "nvidia-driver"; break;
+      case LibraryKind::system: j["class"] = "system"; break;
+      case LibraryKind::unknown: j["class"] = "unknown"; break;
+    }
+  }
+  if (!c.component.empty()) j["component"] = std::string(c.component);
+  if (c.kind == LibraryKind::cuda_toolkit) {
+    json majors = json::array();
+    for (int m : c.majors.list()) majors.push_back(m);
+    j["cuda_majors"] = majors;
+    json prov = json::object();
+    for (int m : {12, 13}) {
+      if (const Provision* p = c.provision(m)) {
+        if (!c.majors.contains(m)) continue;
+        prov[std::to_string(m)] = json{{"distribution", std::string(p->distribution)},
+                                       {"directory", std::string(p->directory)},
+                                       {"toolkit_extra", std::string(p->toolkit_extra)}};
+      }
+    }
+    j["providers"] = prov;
+  }
+  return j;
+}
+
+std::string needed_text(const json& n) {
+  std::string s = n["class"].get<std::string>();
+  if (n.contains("path")) s += " (" + n["path"].get<std::string>() + ")";
+  if (n.contains("providers")) {
+    std::vector<std::string> parts;
+    for (auto& [major, p] : n["providers"].items())
+      parts.push_back("CUDA " + major + ": " + p["distribution"].get<std::string>() + " in " +
+                      p["directory"].get<std::string>());
+    if (!parts.empty()) s += ", " + join(parts, "; ");
+  }
+  return s;
+}
+
+json device_json(const DeviceCode& dc) {
+  DeviceSummary s = summarize(dc);
+  json j;
+  j["entries"] = s.entries;
+  j["sass"] = s.sass;
+  json ptx = json::array();
+  for (size_t i = 0; i < s.ptx.size(); ++i) ptx.push_back(json{{"arch", s.ptx[i]}, {"isa", s.ptx_isa[i]}});
+  j["ptx"] = ptx;
+  j["ltoir"] = s.ltoir;
+  j["compression"] = s.compression;
+  j["kernels"] = s.kernels;
+  j["kernels_complete"] = s.kernels_known;
+  j["stored_bytes"] = s.stored_bytes;
+  return j;
+}
+
+class ShowVisitor : public InputVisitor {
+ public:
+  ShowVisitor(const ShowOptions& o, Progress& p) : o_(o), progress_(p) {}
+  int status() const { return status_; }
+  json take_json() { return std::move(inputs_); }
+
+  void begin_input(const std::string& path, InputKind kind) override {
+    records_.clear();
+    errors_.clear();
+    input_ = json::object();
+    input_["path"] = path;
+    input_["kind"] = kind == InputKind::wheel ? "wheel" : kind == InputKind::archive ? "archive"
+                     : kind == InputKind::directory ? "directory" : "file";
+    if (kind == InputKind::wheel) read_wheel(path);
+  }
+
+  void object(const ObjectRef& obj) override {
+    ObjectRecord r;
+    r.display = obj.display();
+    r.member = obj.member;
+    r.archive_member = obj.archive_member;
+    r.owner = obj.owner;
+    WarningSink w;
+    if (elf::File::has_magic(obj.bytes)) {
+      auto lf = read_load_facts(obj.bytes, &w);
+      if (!lf) return error(obj.display(), lf.error());
+      r.load = std::move(*lf);
+    } else if (!looks_like_object(obj.bytes)) {
+      // Only plain inputs reach here with non-object bytes.
+      return error(obj.display(), Error("not an ELF file, static archive or fatbin"));
+    }
+    auto dc = read_device_code(obj.bytes, Depth::full, &w);
+    if (dc) {
+      r.code = std::move(*dc);
+      r.has_code = true;
+    } else {
+      w.warn("device code: " + dc.error().message());
+    }
+    r.warnings = w.messages();
+    records_.push_back(std::move(r));
+  }
+
+  void error(const std::string& where, const Error& err) override {
+    status_ = kExitUnreadable;
+    progress_.clear();
+    print_error(where, err.message());
+    errors_.push_back(json{{"where", where}, {"message", err.message()}});
+  }
+
+  void progress(const std::string& path, uint64_t done, uint64_t total) override {
+    progress_.update(path, done, total);
+  }
+
+  void end_input(const std::string& path) override {
+    // NEEDED entries that name a file shipped in the same wheel/directory.
+    std::map<std::string, std::string> bundled;
+    for (const auto& r : records_) {
+      if (r.member.empty()) continue;
+      std::string name = r.member.substr(r.member.rfind('/') + 1);
+      bundled.emplace(name, r.member);
+      if (r.load && r.load->soname) bundled.emplace(*r.load->soname, r.member);
+    }
+    json objects = json::array();
+    for (const auto& r : records_) objects.push_back(object_json(r, bundled));
+    input_["objects"] = objects;
+    input_["errors"] = errors_;
+    progress_.clear();
+    if (o_.format == "text") print_text(input_);
+    inputs_.push_back(std::move(input_));
+  }
+
+  void missing(const std::string& path, const Error& err) {
+    begin_input(path, InputKind::file);
+    input_["kind"] = "missing";
+    error("", err);
+    input_["objects"] = json::array();
+    input_["errors"] = errors_;
+    inputs_.push_back(std::move(input_));
+  }
+
+ private:
+  void read_wheel(const std::string& path) {
+    auto w = Wheel::open(path);
+    if (!w) return;  // the walk reports it
+    WarningSink warnings;
+    auto s = read_wheel_summary(*w, warnings);
+    if (!s) {
+      error(path, s.error());
+      return;
+    }
+    json j;
+    j["filename"] = s->filename;
+    j["name"] = s->name;
+    j["version"] = s->version;
+    j["metadata_version"] = s->metadata_version;
+    if (s->requires_python) j["requires_python"] = *s->requires_python;
+    j["filename_tags"] = s->filename_tags;
+    j["wheel_tags"] = s->wheel_tags;
+    j["requires_dist"] = s->requires_dist;
+    j["provides_extra"] = s->provides_extra;
+    input_["wheel"] = j;
+    for (const auto& m : warnings.messages()) {
+      progress_.clear();
+      print_warning(path, m);
+    }
+  }
+
+  json object_json(const ObjectRecord& r, const std::map<std::string, std::string>& bundled) {
+    json j;
+    j["path"] = r.display;
+    if (!r.member.empty()) j["member"] = r.member;
+    if (!r.archive_member.empty()) j["archive_member"] = r.archive_member;
+    if (!r.owner.empty()) j["distribution"] = r.owner;
+    if (r.load) {
+      const LoadFacts& lf = *r.load;
+      j["elf_type"] = lf.type == elf::ET_DYN ? "shared-object" : lf.type == elf::ET_EXEC ? "executable"
+                      : lf.type == elf::ET_REL ? "relocatable" : "other";
+      j["soname"] = lf.soname ? json(*lf.soname) : json(nullptr);
+      json needed = json::array();
+      for (const auto& n : lf.needed) needed.push_back(needed_json(n, bundled));
+      j["needed"] = needed;
+      j["rpath"] = lf.rpath;
+      j["runpath"] = lf.runpath;
+      json rt;
+      rt["kind"] = runtime_kind(lf.runtime.kind);
+      if (lf.runtime.major) rt["major"] = lf.runtime.major;
+      if (!lf.runtime.soname.empty()) rt["soname"] = lf.runtime.soname;
+      if (!lf.runtime.evidence.empty()) rt["evidence"] = lf.runtime.evidence;
+      j["cuda_runtime"] = rt;
+    }
+    j["device_code"] = r.has_code ? device_json(r.code) : json(nullptr);
+    j["warnings"] = r.warnings;
+    return j;
+  }
+
+  void print_text(const json& in) {
+    std::string out;
+    if (in.contains("wheel")) {
+      const json& w = in["wheel"];
+      out += w["filename"].get<std::string>() + "\n";
+      out += "  name          " + w["name"].get<std::string>() + " " + w["version"].get<std::string>() + "\n";
+      out += "  tags          " + join(w["wheel_tags"].get<std::vector<std::string>>(), " ") + "\n";
+      auto req = w["requires_dist"].get<std::vector<std::string>>();
+      out += "  requires-dist " + (req.empty() ? std::string("-") : join(req, "\n                ")) + "\n";
+      out += "\n";
+    }
+    for (const auto& o : in["objects"]) {
+      out += o["path"].get<std::string>() + "\n";
+      if (o.contains("distribution")) out += "  distribution  " + o["distribution"].get<std::string>() + "\n";
+      if (o.contains("soname")) {
+        out += "  soname        " + (o["soname"].is_null() ? std::string("-") : o["soname"].get<std::string>()) + "\n";
+        bool first = true;
+        for (const auto& n : o["needed"]) {
+          char buf[64];
+          std::snprintf(buf, sizeof buf, "%-24s ", n["soname"].get<std::string>().c_str());
+          out += std::string(first ? "  needed        " : "                ") + buf + needed_text(n) + "\n";
+          first = false;
+        }
+        if (first) out += "  needed        -\n";
+        auto rp = o["rpath"].get<std::vector<std::string>>();
+        auto rn = o["runpath"].get<std::vector<std::string>>();
+        if (!rp.empty()) out += "  rpath         " + join(rp, ":") + "\n";
+        if (!rn.empty()) out += "  runpath       " + join(rn, ":") + "\n";
+        if (rp.empty() && rn.empty()) out += "  runpath       -\n";
+        const json& rt = o["cuda_runtime"];
+        std::string k = rt["kind"].get<std::string>();
+        std::string rts = k == "shared"   ? "shared, " + rt["soname"].get<std::string>()
+                          : k == "static" ? "static (" + rt["evidence"].get<std::string>() + ")"
+                          : k == "is-runtime" ? "this is the CUDA " + std::to_string(rt["major"].get<int>()) + " runtime"
+                                              : "none";
+        out += "  cuda runtime  " + rts + "\n";
+      }
+      const json& dc = o["device_code"];
+      if (dc.is_null() || dc["entries"].get<size_t>() == 0) {
+        out += "  device code   none\n";
+      } else {
+        auto sass = dc["sass"].get<std::vector<std::string>>();
+        out += "  sass          " + (sass.empty() ? std::string("-") : join(sass, " ")) + "\n";
+        std::vector<std::string> ptx;
+        for (const auto& p : dc["ptx"]) {
+          std::string s = p["arch"].get<std::string>();
+          if (!p["isa"].get<std::string>().empty()) s += " (ISA " + p["isa"].get<std::string>() + ")";
+          ptx.push_back(s);
+        }
+        out += "  ptx           " + (ptx.empty() ? std::string("-") : join(ptx, ", ")) + "\n";
+        auto lto = dc["ltoir"].get<std::vector<std::string>>();
+        if (!lto.empty()) out += "  lto-ir        " + join(lto, " ") + "\n";
+        out += "  compression   " + join(dc["compression"].get<std::vector<std::string>>(), ", ") + "\n";
+        out += "  kernels       " + std::to_string(dc["kernels"].get<size_t>()) +
+               (dc["kernels_complete"].get<bool>() ? "" : " (some payloads unreadable)") + "\n";
+      }
+      for (const auto& w : o["warnings"]) out += "  warning       " + w.get<std::string>() + "\n";
+      out += "\n";
+    }
+    std::cout << out;
+    std::cout.flush();
+  }
+
+  const ShowOptions& o_;
+  Progress& progress_;
+  int status_ = 0;
+  std::vector<ObjectRecord> records_;
+  json errors_ = json::array();
+  json input_;
+  json inputs_ = json::array();
+};
+
+}  // namespace
+
+int run_show(const ShowOptions& o) {
+  Progress progress;
+  ShowVisitor v(o, progress);
+  WalkOptions wo;
+  for (const auto& p : o.paths) {
+    Status st = walk_input(p, wo, v);
+    if (!st) v.missing(p, st.error());
+  }
+  progress.clear();
+  if (o.format == "json") {
+    json doc;
+    doc["schema"] = 1;
+    doc["tool"] = "cuwheel " CUWHEEL_VERSION;
+    doc["command"] = "show";
+    doc["inputs"] = v.take_json();
+    std::cout << doc.dump(2) << "\n";
+  }
+  return v.status();
 }
 
 }  // namespace cuwheel::cli

@@ -1,0 +1,182 @@
+// Load facts and summaries. See include/cuwheel/facts.h.
+#include "cuwheel/facts.h"
+
+#include <algorithm>
+#include <cstring>
+#include <cctype>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace cuwheel {
+
+namespace {
+
+// "libcudart.so.13" -> 13; anything else -> 0.
+int cudart_major(const std::string& soname) {
+  static const char kPrefix[] = "libcudart.so.";
+  if (soname.rfind(kPrefix, 0) != 0) return 0;
+  int v = 0;
+  for (size_t i = sizeof kPrefix - 1; i < soname.size() && std::isdigit(static_cast<unsigned char>(soname[i])); ++i) {
+    v = v * 10 + (soname[i] - '0');
+    if (v > 1000) return 0;
+  }
+  return v;
+}
+
+}  // namespace
+
+Expected<LoadFacts> read_load_facts(ByteView data, WarningSink* warnings) {
+  auto f = elf::File::parse(data, warnings);
+  if (!f) return f.error();
+  LoadFacts lf;
+  lf.is64 = f->is64();
+  lf.type = f->type();
+  lf.machine = f->machine();
+  const auto& d = f->dynamic();
+  lf.soname = d.soname;
+  lf.needed = d.needed;
+  if (d.rpath) lf.rpath = elf::split_path_list(*d.rpath);
+  if (d.runpath) lf.runpath = elf::split_path_list(*d.runpath);
+  auto vn = f->version_needs();
+  if (vn) lf.version_needs = std::move(*vn);
+  else if (warnings) warnings->warn(vn.error().message());
+
+  // CUDA runtime.
+  if (lf.soname && cudart_major(*lf.soname)) {
+    lf.runtime.kind = CudaRuntime::Kind::is_runtime;
+    lf.runtime.major = cudart_major(*lf.soname);
+    lf.runtime.soname = *lf.soname;
+    return lf;
+  }
+  for (const auto& n : lf.needed) {
+    if (int m = cudart_major(n)) {
+      lf.runtime.kind = CudaRuntime::Kind::shared;
+      lf.runtime.major = m;
+      lf.runtime.soname = n;
+      return lf;
+    }
+  }
+  // Static runtime: cudart's own marker symbols survive in .symtab...
+  auto syms = f->static_symbols();
+  if (syms) {
+    for (const auto& s : *syms)
+      if (s.name.rfind("libcudart_static_", 0) == 0) {
+        lf.runtime.kind = CudaRuntime::Kind::static_runtime;
+        lf.runtime.evidence = "symbol " + s.name.substr(0, 17) + "*";
+        return lf;
+      }
+  }
+  // ...and its error-name table survives stripping, in .rodata.
+  if (const elf::Section* ro = f->find_section(".rodata")) {
+    auto v = f->section_data(*ro);
+    static const char kMarker[] = "cudaErrorCudartUnloading";
+    if (v && !v->empty() &&
+        memmem(v->data(), v->size(), kMarker, sizeof kMarker - 1) != nullptr) {
+      lf.runtime.kind = CudaRuntime::Kind::static_runtime;
+      lf.runtime.evidence = "cudart error-name table in .rodata";
+    }
+  }
+  return lf;
+}
+
+bool arch_less(const std::string& a, const std::string& b) {
+  auto key = [](const std::string& s) {
+    size_t u = s.find('_');
+    int n = 0;
+    size_t i = u == std::string::npos ? 0 : u + 1;
+    for (; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i) n = n * 10 + (s[i] - '0');
+    std::string suffix = s.substr(std::min(i, s.size()));
+    int rank = suffix.empty() ? 0 : suffix == "a" ? 1 : suffix == "f" ? 2 : 3;
+    return std::make_tuple(s.substr(0, u == std::string::npos ? 0 : u), n, rank, suffix);
+  };
+  return key(a) < key(b);
+}
+
+DeviceSummary summarize(const DeviceCode& dc) {
+  DeviceSummary s;
+  std::set<std::string> sass, ptx, lto, comp, kernels, ptx_kernels;
+  std::map<std::string, std::string> isa;
+  bool all_known = true;
+  for (const auto& e : dc.entries) {
+    ++s.entries;
+    s.stored_bytes += e.stored_size;
+    comp.insert(e.compression == fatbin::Compression::none ? "none"
+                : e.compression == fatbin::Compression::lz4 ? "lz4"
+                : e.compression == fatbin::Compression::zstd ? "zstd" : "legacy");
+    if (e.kind == fatbin::kElf) {
+      std::string a = e.cubin ? e.cubin->arch_name() : e.header_arch();
+      if (e.arch_f && a.back() != 'a' && a.back() != 'f') a += "f";
+      sass.insert(a);
+      if (e.cubin && e.payload_error.empty()) kernels.insert(e.cubin->kernels.begin(), e.cubin->kernels.end());
+      if (!e.cubin || !e.payload_error.empty()) all_known = false;
+    } else if (e.kind == fatbin::kPtx) {
+      std::string a = e.virtual_arch();
+      ptx.insert(a);
+      std::string v = e.ptx_isa();
+      auto& cur = isa[a];
+      if (!v.empty() && (cur.empty() || arch_less("x_" + cur, "x_" + v))) cur = v;
+      if (e.ptx) ptx_kernels.insert(e.ptx->entries.begin(), e.ptx->entries.end());
+      else all_known = false;
+    } else if (e.kind == fatbin::kLtoIr) {
+      lto.insert("lto_" + std::to_string(e.sm) + (e.arch_a ? "a" : e.arch_f ? "f" : ""));
+    }
+  }
+  auto sorted = [](const std::set<std::string>& in) {
+    std::vector<std::string> v(in.begin(), in.end());
+    std::sort(v.begin(), v.end(), arch_less);
+    return v;
+  };
+  s.sass = sorted(sass);
+  s.ptx = sorted(ptx);
+  for (const auto& p : s.ptx) s.ptx_isa.push_back(isa[p]);
+  s.ltoir = sorted(lto);
+  s.compression.assign(comp.begin(), comp.end());
+  s.kernels = !kernels.empty() ? kernels.size() : ptx_kernels.size();
+  s.kernels_known = all_known;
+  return s;
+}
+
+Expected<WheelSummary> read_wheel_summary(Wheel& w, WarningSink& warnings) {
+  WheelSummary s;
+  const std::string& path = w.path();
+  size_t slash = path.rfind('/');
+  s.filename = slash == std::string::npos ? path : path.substr(slash + 1);
+  auto fn = WheelFilename::parse(s.filename);
+  if (fn) {
+    for (const auto& t : fn->tags()) s.filename_tags.push_back(t.to_string());
+  } else {
+    warnings.warn(fn.error().message());
+  }
+  std::vector<std::string> names;
+  names.reserve(w.members().size());
+  for (const auto& m : w.members()) names.push_back(m.name);
+  auto loc = locate_dist_info(names, fn ? &*fn : nullptr, path);
+  if (!loc) return loc.error();
+  s.dist_info = loc->dir;
+  auto read_member = [&](const std::string& name) -> Expected<Blob> {
+    const ZipMember* m = w.find(loc->dir + "/" + name);
+    if (!m) return Error(path + ": " + loc->dir + "/" + name + " is missing");
+    auto b = w.read(*m);
+    if (!b) return b.error();
+    return b;
+  };
+  auto meta_blob = read_member("METADATA");
+  if (!meta_blob) return meta_blob.error();
+  auto meta = CoreMetadata::parse(meta_blob->view(), loc->dir + "/METADATA", warnings);
+  if (!meta) return meta.error().context(path);
+  s.name = meta->name;
+  s.version = meta->version;
+  s.metadata_version = meta->metadata_version;
+  s.requires_python = meta->requires_python;
+  s.requires_dist = meta->requires_dist;
+  s.provides_extra = meta->provides_extra;
+  auto wheel_blob = read_member("WHEEL");
+  if (!wheel_blob) return wheel_blob.error();
+  auto wi = WheelInfo::parse(wheel_blob->view(), loc->dir + "/WHEEL", warnings);
+  if (!wi) return wi.error().context(path);
+  s.wheel_tags = wi->tags;
+  return s;
+}
+
+}  // namespace cuwheel
