@@ -8,8 +8,24 @@ namespace cuwheel::cuobjdump {
 
 std::string base_of(const std::string& file_name) {
   size_t dot = file_name.rfind('.');
-  if (dot == std::string::npos || dot == 0) return file_name;
+  if (dot == std::string::npos) return file_name;
   return file_name.substr(0, dot);
+}
+
+std::string listing_base(const std::string& name, bool first_word_only) {
+  std::string out;
+  size_t i = 0;
+  while (i < name.size()) {
+    size_t j = name.find(' ', i);
+    if (j == std::string::npos) j = name.size();
+    if (j > i) {
+      if (!out.empty()) out += "-";
+      out += base_of(name.substr(i, j - i));
+      if (first_word_only) break;
+    }
+    i = j + 1;
+  }
+  return out;
 }
 
 namespace {
@@ -41,7 +57,7 @@ std::string entry_name(const EntryFacts& e, const std::string& base, int ordinal
     ext = "ptx";
   }
   if (raw_cubin) return base + "." + arch + "." + ext;
-  if (!e.identifier.empty()) return base_of(last_component(e.identifier)) + "." + arch + "." + ext;
+  if (!e.identifier.empty()) return listing_base(last_component(e.identifier), false) + "." + arch + "." + ext;
   return base + "." + std::to_string(ordinal) + "." + arch + "." + ext;
 }
 
@@ -73,14 +89,18 @@ Output render(const std::string& path, const std::string& cwd, FileKind kind, co
   }
 
   const bool is_archive = kind == FileKind::archive;
-  const std::string base = base_of(last_component(path));
+  const std::string name = last_component(path);
   int elf_n = 0, ptx_n = 0;
   bool any_code = false;
+  bool named_once = false;
   for (const auto& obj : objects) {
+    // cuobjdump stops reading an archive at its first member that is not
+    // an object (no message, status unchanged).
     if (!obj.code) {
+      if (is_archive) break;
       // A raw fatbin whose header lies is rejected up front; any other
-      // unreadable object simply has no device code cuobjdump can see.
-      if (!is_archive && obj.code.error().message().rfind("fatbin container", 0) == 0) {
+      // unreadable object has no device code cuobjdump can see.
+      if (obj.code.error().message().rfind("fatbin container", 0) == 0) {
         o.out.clear();
         o.err = "cuobjdump fatal   : Invalid fatbin header in '" + abs + "'\n";
         o.status = 1;
@@ -89,13 +109,22 @@ Output render(const std::string& path, const std::string& cwd, FileKind kind, co
       continue;
     }
     const DeviceCode& dc = *obj.code;
-    if (dc.containers == 0) continue;
-    any_code = true;
-    const bool raw_cubin = dc.kind == ObjectKind::cubin;
+    // The base name is cut from the file name once; cuobjdump tokenises
+    // the name on spaces in place, so archive members after the first see
+    // only its first word (observed: "x y z.a" gives x-y-z, then x).
+    const std::string base = listing_base(name, named_once);
+    named_once = true;
     if (is_archive) o.out += "\nmember " + abs + ":" + obj.member + ":\n";
+    const bool raw_cubin = dc.kind == ObjectKind::cubin;
     for (const auto& e : dc.entries) {
-      if (!mode.all && dc.has_executable && dc.kind == ObjectKind::host_elf && e.origin != fatbin::Origin::executable)
-        continue;
+      // In host ELF files cuobjdump sees only containers that a
+      // .nvFatBinSegment record points to; by default only the executable
+      // fatbin when there is one.
+      if (dc.kind == ObjectKind::host_elf) {
+        if (!e.via_wrapper) continue;
+        if (!mode.all && dc.has_executable && e.origin != fatbin::Origin::executable) continue;
+      }
+      any_code = true;
       if (e.kind == fatbin::kElf) {
         ++elf_n;
         if (mode.elf) o.out += line("ELF", elf_n, entry_name(e, base, elf_n, raw_cubin));
@@ -105,6 +134,12 @@ Output render(const std::string& path, const std::string& cwd, FileKind kind, co
       } else if (e.flags & 0x10000) {
         o.err += "cuobjdump warning : Can't deobfuscate entry '" + abs + "' without obfuscation key\n";
       }
+    }
+    if (dc.kind != ObjectKind::host_elf && dc.containers > 0) any_code = true;
+    if (dc.stopped) {
+      o.err += "cuobjdump fatal   : Invalid fatbin header in '" + abs + "'\n";
+      o.status = 1;
+      return o;
     }
   }
   if (!any_code) {

@@ -125,7 +125,7 @@ Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* w
     out.has_executable = true;
     return out;
   }
-  auto located = fatbin::find_in_elf(*f, warnings);
+  auto located = fatbin::find_in_elf(*f, warnings, &out.stopped);
   if (!located) return located.error();
   out.containers = located->size();
   for (size_t i = 0; i < located->size(); ++i) {

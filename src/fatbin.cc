@@ -207,7 +207,8 @@ Origin origin_of(const std::string& name) {
 
 }  // namespace
 
-Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warnings) {
+Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warnings,
+                                           std::optional<Error>* stopped) {
   std::vector<Located> out;
   ByteView d = f.data();
   const auto& secs = f.sections();
@@ -306,9 +307,15 @@ Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warn
         region = *hd;
         base = holder->offset;
       }
-      if (*target >= d.size()) return Error(where + ": data pointer leads to " + hex(*target) + ", outside the file");
-      auto c = parse_container(region, *target - base, base);
-      if (!c) return c.error().context(where + " -> " + (holder ? holder->name : std::string("file")));
+      auto c = *target < d.size()
+                   ? parse_container(region, *target - base, base)
+                   : Expected<Container>(Error("data pointer leads to " + hex(*target) + ", outside the file"));
+      if (!c) {
+        Error err = c.error().context(where + " -> " + (holder ? holder->name : std::string("file")));
+        if (!stopped) return err;
+        *stopped = err;
+        return out;
+      }
       if (seen.count(c->offset)) continue;  // two wrappers, one container
       seen[c->offset] = true;
       Located l;

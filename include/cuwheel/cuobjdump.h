@@ -53,7 +53,13 @@ enum class FileKind {
 Output render(const std::string& path_as_given, const std::string& cwd, FileKind kind,
               const std::vector<ObjectCode>& objects, const Mode& mode);
 
-/// The file name without its last extension ("libfoo.so.1" -> "libfoo.so").
+/// The file name without its last extension ("libfoo.so.1" -> "libfoo.so",
+/// ".hidden" -> "").
 std::string base_of(const std::string& file_name);
+
+/// The base cuobjdump uses in entry names: each space-separated word of
+/// `name` without its last extension, joined by '-' ("p.q r.s.fatbin" ->
+/// "p-r.s"); only the first word when `first_word_only`.
+std::string listing_base(const std::string& name, bool first_word_only);
 
 }  // namespace cuwheel::cuobjdump

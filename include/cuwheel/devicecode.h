@@ -62,13 +62,16 @@ struct DeviceCode {
   ObjectKind kind = ObjectKind::host_elf;
   std::vector<EntryFacts> entries;
   size_t containers = 0;         ///< fatbin containers found (a raw cubin counts as one)
+  /// Set when reading stopped at an unreadable container that a wrapper
+  /// record points to; `entries` then holds what was read before it.
+  std::optional<Error> stopped;
   bool has_executable = false;   ///< any container in `.nv_fatbin` (cuobjdump's "executable fatbin")
 };
 
 /// Reads the device code of one object. `data` is the whole object. For an
 /// ELF with no fatbin the result has no entries (not an error). Errors: the
-/// object is unreadable as ELF / fatbin / cubin, or a wrapper points at
-/// garbage. Entry payloads that cannot be decoded do not fail the call: the
+/// object is unreadable as ELF / fatbin / cubin. A wrapper that points at
+/// garbage ends the walk with DeviceCode::stopped set. Entry payloads that cannot be decoded do not fail the call: the
 /// entry's payload_error says why, and a warning is emitted.
 Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* warnings);
 

@@ -130,7 +130,13 @@ struct Located {
 /// is not a container, an unreadable fatbin section. Unusual but readable
 /// cases (symbolic wrapper pointers, version-2 wrappers, unreferenced
 /// containers) go to `warnings`.
-Expected<std::vector<Located>> find_in_elf(const elf::File& file, WarningSink* warnings);
+///
+/// When `stopped` is non-null, a wrapper that leads to an unreadable
+/// container does not fail the call: the walk stops there (as cuobjdump's
+/// does), the error is stored in `*stopped`, and the containers read before
+/// it are returned.
+Expected<std::vector<Located>> find_in_elf(const elf::File& file, WarningSink* warnings,
+                                           std::optional<Error>* stopped = nullptr);
 
 /// Decodes an entry's payload: the stored bytes when raw, else LZ4 (raw
 /// block) or ZSTD (frame) decompression of exactly compressed_size bytes

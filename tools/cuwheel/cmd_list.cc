@@ -163,6 +163,8 @@ class ListVisitor : public InputVisitor {
       progress_.clear();
       print_warning(obj.display(), w);
     }
+    // Reading stopped at a broken container: list what was read, and fail.
+    if (dc->stopped) error(obj.display(), *dc->stopped);
     if (o_.format == "json") {
       json j;
       j["path"] = obj.display();

@@ -143,6 +143,7 @@ class ShowVisitor : public InputVisitor {
     }
     auto dc = read_device_code(obj.bytes, Depth::full, &w);
     if (dc) {
+      if (dc->stopped) error(obj.display(), *dc->stopped);
       r.code = std::move(*dc);
       r.has_code = true;
     } else {

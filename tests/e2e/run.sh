@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# End-to-end tests of the cuwheel command line.
+#
+# 1. Golden listings: for every fixture in tests/fixtures/bin/ and every mode
+#    recorded in tests/golden/<fixture>/, `cuwheel list --format cuobjdump`
+#    must reproduce cuobjdump's stdout, stderr and exit status byte for byte
+#    (goldens were recorded with cuobjdump 13.2; see tests/golden/README.md).
+#    The extra cases of tests/golden/_cases (paths with directories, absolute
+#    paths, odd names, missing files) are replayed the same way.
+# 2. CLI behaviour: exit statuses, one bad input among good ones, text and
+#    JSON output of `list` and `show` on the fixture wheel, usage errors.
+#
+# Usage: tests/e2e/run.sh path/to/cuwheel
+# Prints one line per failure and ends with "N passed, M failed".
+set -u
+
+CUWHEEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=$ROOT/tests/fixtures/bin
+GOLDEN=$ROOT/tests/golden
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# cuobjdump flags -> cuwheel flags.
+to_cuwheel_flags() {
+  local out=() a
+  for a in "$@"; do
+    case "$a" in
+      -lelf) out+=(--elf) ;;
+      -lptx) out+=(--ptx) ;;
+      -all) out+=(--all) ;;
+      *) out+=("$a") ;;
+    esac
+  done
+  printf '%s\n' "${out[@]}"
+}
+
+# compare_golden GOLDEN_PREFIX CWD ARGS... : runs cuwheel in CWD and compares.
+compare_golden() {
+  local prefix=$1 cwd=$2; shift 2
+  local flags=() a
+  while IFS= read -r a; do flags+=("$a"); done < <(to_cuwheel_flags "$@")
+  local rc=0
+  (cd "$cwd" && "$CUWHEEL" list --format cuobjdump "${flags[@]}") >"$WORK/out" 2>"$WORK/err" || rc=$?
+  sed "s|@CWD@|$cwd|g" "$prefix.stdout" >"$WORK/exp.out"
+  sed "s|@CWD@|$cwd|g" "$prefix.stderr" >"$WORK/exp.err"
+  local want_rc
+  want_rc=$(cat "$prefix.rc")
+  if cmp -s "$WORK/out" "$WORK/exp.out" && cmp -s "$WORK/err" "$WORK/exp.err" && [ "$rc" = "$want_rc" ]; then
+    ok
+  else
+    bad "golden ${prefix#"$GOLDEN"/}: cuwheel list --format cuobjdump ${flags[*]} (in $cwd)"
+    diff "$WORK/exp.out" "$WORK/out" | head -5
+    diff "$WORK/exp.err" "$WORK/err" | head -5
+    [ "$rc" = "$want_rc" ] || echo "  exit status $rc, want $want_rc"
+  fi
+}
+
+# --- 1. golden listings per fixture --------------------------------------
+declare -A MODE_FLAGS=(
+  [lelf]="-lelf" [lptx]="-lptx" [lelf-lptx]="-lelf -lptx"
+  [all-lelf-lptx]="-all -lelf -lptx" [all-lelf]="-all -lelf" [all-lptx]="-all -lptx"
+)
+for dir in "$GOLDEN"/*/; do
+  fixture=$(basename "$dir")
+  [ "$fixture" = "_cases" ] && continue
+  for mode in "${!MODE_FLAGS[@]}"; do
+    [ -f "$dir/$mode.rc" ] || continue
+    # shellcheck disable=SC2086
+    compare_golden "$dir/$mode" "$BIN" ${MODE_FLAGS[$mode]} "$fixture"
+  done
+done
+
+# --- extra cases ------------------------------------------------------------
+C=$GOLDEN/_cases
+FIX=$ROOT/tests/fixtures
+compare_golden "$C/dir-lelf-lptx" "$FIX" -lelf -lptx bin/libplain.so
+compare_golden "$C/dir-cubin-lelf-lptx" "$FIX" -lelf -lptx bin/a.cubin
+compare_golden "$C/dotdir-lelf-lptx" "$BIN" -lelf -lptx ./../bin/librdc_linked.so
+compare_golden "$C/dir-archive-lelf" "$FIX" -lelf bin/librdc.a
+compare_golden "$C/dir-ident-lelf" "$FIX" -lelf bin/ident.fatbin
+compare_golden "$C/missing-file-lelf" "$BIN" -lelf does_not_exist.so
+compare_golden "$C/missing-dir-lelf" "$BIN" -lelf nodir/does_not_exist.so
+compare_golden "$C/lptx-lelf" "$BIN" -lptx -lelf libsuffix.so
+compare_golden "$C/lelf-twice" "$BIN" -lelf -lelf libplain.so
+# The absolute-path case: the golden has the fixture directory as @CWD@.
+compare_golden "$C/abs-cubin-lelf-lptx" "$BIN" -lelf -lptx "$BIN/a.cubin"
+N=$WORK/names
+mkdir -p "$N"
+cp "$BIN/a.fatbin" "$N/a b.fatbin"; cp "$BIN/a.fatbin" "$N/.hidden"
+cp "$BIN/a.fatbin" "$N/noext"; cp "$BIN/a.fatbin" "$N/trail."
+cp "$BIN/librdc.a" "$N/my lib.a"
+compare_golden "$C/name-space-lptx" "$N" -lptx "a b.fatbin"
+compare_golden "$C/name-hidden-lptx" "$N" -lptx .hidden
+compare_golden "$C/name-noext-lptx" "$N" -lptx noext
+compare_golden "$C/name-trailing-dot-lptx" "$N" -lptx trail.
+compare_golden "$C/name-archive-space-lptx" "$N" -lptx "my lib.a"
+
+# --- 2. CLI behaviour --------------------------------------------------------
+# expect_rc WANT CMD... : runs cuwheel CMD..., checks the exit status; output in $WORK/out, $WORK/err.
+expect_rc() {
+  local want=$1; shift
+  local rc=0
+  (cd "$BIN" && "$CUWHEEL" "$@") >"$WORK/out" 2>"$WORK/err" || rc=$?
+  if [ "$rc" = "$want" ]; then ok; else bad "cuwheel $* exited $rc, want $want"; head -3 "$WORK/err"; fi
+}
+# expect_out PATTERN [FILE] : the last output matches an extended regex.
+expect_out() {
+  local pat=$1 file=${2:-$WORK/out}
+  if grep -Eq -- "$pat" "$file"; then ok; else bad "output lacks /$pat/ ($(basename "$file"))"; head -5 "$file"; fi
+}
+
+WHEEL=cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl
+
+expect_rc 0 list libplain.so
+expect_out '^libplain.so: 6 SASS, 1 PTX in 2 containers$'
+expect_out '^  sass +sm_120 '
+expect_rc 0 list --ptx libsuffix.so
+expect_out 'compute_100a'
+expect_out 'compute_120f'
+
+# One unreadable input among good ones: every input is processed, exit 2.
+expect_rc 2 list libplain.so does_not_exist.so a.cubin
+expect_out '^a.cubin: 1 SASS'
+expect_out "^cuwheel: error: does_not_exist.so: no such file or directory" "$WORK/err"
+expect_rc 2 list notelf.so libplain.so
+expect_out '^libplain.so: '
+expect_out 'notelf.so: not an ELF file' "$WORK/err"
+expect_rc 2 list truncated.fatbin
+expect_out 'truncated.fatbin: fatbin container at 0x0' "$WORK/err"
+
+# Usage errors exit 2.
+expect_rc 2 list
+expect_rc 2 list --format yaml libplain.so
+expect_rc 2 frobnicate
+
+# Wheels: members listed under their archive path.
+expect_rc 0 list "$WHEEL"
+expect_out "^$WHEEL:cuwheel_demo/lib/libplain.so: "
+expect_rc 0 list --format cuobjdump --elf "$WHEEL"
+expect_out "^member $BIN/$WHEEL:cuwheel_demo/lib/libplain.so:$"
+expect_out '^ELF file    1: libplain.1.sm_75.cubin$'
+for v in 1datadesc 2zip64; do
+  expect_rc 0 list "cuwheel_demo-1.0.0-$v-cp312-cp312-manylinux_2_28_x86_64.whl"
+  expect_out "libplain.so: 6 SASS, 1 PTX"
+done
+expect_rc 2 list cuwheel_demo-1.0.0-3truncated-cp312-cp312-manylinux_2_28_x86_64.whl
+
+# JSON: valid, versioned, with the documented fields.
+expect_rc 0 list --format json libplain.so "$WHEEL"
+if python3 - "$WORK/out" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["schema"] == 1 and doc["command"] == "list"
+objs = doc["inputs"][0]["objects"]
+e = objs[0]["entries"]
+assert [x["arch"] for x in e if x["kind"] == "sass"] == ["sm_75", "sm_90", "sm_120"] * 2, e
+assert [(x["arch"], x["ptx_isa"]) for x in e if x["kind"] == "ptx"] == [("compute_120", "9.0")]
+assert doc["inputs"][1]["kind"] == "wheel"
+EOF
+then ok; else bad "list --format json content"; fi
+
+expect_rc 0 show --format json "$WHEEL"
+if python3 - "$WORK/out" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["schema"] == 1 and doc["command"] == "show"
+inp = doc["inputs"][0]
+w = inp["wheel"]
+assert w["name"] == "cuwheel_demo" or w["name"] == "cuwheel-demo", w["name"]
+assert w["version"] == "1.0.0"
+assert "cp312-cp312-manylinux_2_28_x86_64" in w["wheel_tags"]
+assert any(r.startswith("nvidia-cuda-runtime") for r in w["requires_dist"]), w["requires_dist"]
+libplain = [o for o in inp["objects"] if o["path"].endswith("/libplain.so")][0]
+classes = {n["soname"]: n["class"] for n in libplain["needed"]}
+assert classes["libcudart.so.13"] == "cuda-toolkit", classes
+assert classes["libc.so.6"] == "system", classes
+assert libplain["cuda_runtime"] == {"kind": "shared", "major": 13, "soname": "libcudart.so.13"}, libplain["cuda_runtime"]
+dc = libplain["device_code"]
+assert dc["sass"] == ["sm_75", "sm_90", "sm_120"], dc
+assert dc["ptx"] == [{"arch": "compute_120", "isa": "9.0"}], dc
+assert dc["kernels"] == 2, dc
+EOF
+then ok; else bad "show --format json content"; fi
+
+expect_rc 0 show libsuffix.so
+expect_out '^  sass +sm_90a sm_100a sm_100f sm_120f$'
+expect_out '^  ptx +compute_100a \(ISA 9.0\), compute_120f \(ISA 9.0\)$'
+expect_rc 0 show cu12_plain.so
+expect_out '^  sass +sm_80'
+expect_rc 0 show noshdr.so
+expect_out '^  needed +libcudart.so.13'
+
+# A directory is walked; files keep their relative paths.
+expect_rc 0 list "$BIN/../src"
+mkdir -p "$WORK/env/pkg/lib" "$WORK/env/pkg-1.0.dist-info"
+cp "$BIN/libplain.so" "$BIN/libsuffix.so" "$WORK/env/pkg/lib/"
+printf 'pkg/lib/libplain.so,,\npkg/lib/libsuffix.so,,\n' > "$WORK/env/pkg-1.0.dist-info/RECORD"
+expect_rc 0 show --format json "$WORK/env"
+expect_out '"distribution": "pkg"'
+expect_rc 0 list "$WORK/env"
+expect_out "^$WORK/env:pkg/lib/libsuffix.so: "
+# A bad file in a directory is reported and the rest still listed.
+cp "$BIN/truncated.fatbin" "$WORK/env/pkg/lib/bad.fatbin"
+expect_rc 2 list "$WORK/env"
+expect_out "^$WORK/env:pkg/lib/libplain.so: "
+expect_out "bad.fatbin: fatbin container" "$WORK/err"
+
+# Progress never pollutes piped output.
+expect_rc 0 list libplain.so
+if grep -q $'\r' "$WORK/out" "$WORK/err"; then bad "progress line written to a pipe"; else ok; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
