@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `make demo`: the main job on an embedded default.
+#   1. `cuwheel show` on the project's own fixture wheel: wheel metadata, and
+#      per library its soname, classified NEEDED, RUNPATH, CUDA runtime and
+#      device code.
+#   2. `cuwheel list` on fixture libraries: as text, and as cuobjdump would.
+#   3. When a CUDA toolkit is installed, the same on a few of its libraries.
+set -euo pipefail
+CUWHEEL=$(cd "$(dirname "${1:-build/cuwheel}")" && pwd)/$(basename "${1:-build/cuwheel}")
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+FIX=$ROOT/tests/fixtures/bin
+
+banner() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+banner "cuwheel show cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl"
+(cd "$FIX" && "$CUWHEEL" show cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl)
+
+banner "cuwheel list libsuffix.so cu12_plain.so librdc.a"
+(cd "$FIX" && "$CUWHEEL" list libsuffix.so cu12_plain.so librdc.a)
+
+banner "cuwheel list --format cuobjdump --elf --ptx libsuffix.so"
+(cd "$FIX" && "$CUWHEEL" list --format cuobjdump --elf --ptx libsuffix.so)
+
+# The installed CUDA toolkit, if any.
+cuda_lib=""
+if command -v nvcc >/dev/null 2>&1; then
+  cuda_lib=$(cd "$(dirname "$(command -v nvcc)")/../lib64" 2>/dev/null && pwd || true)
+fi
+[ -n "$cuda_lib" ] || { [ -d /usr/local/cuda/lib64 ] && cuda_lib=/usr/local/cuda/lib64; }
+if [ -n "$cuda_lib" ] && [ -d "$cuda_lib" ]; then
+  libs=()
+  for l in libcudart.so.13 libcudart.so.12 libcufft.so.12 libcufft.so.11 libnccl.so.2 libcurand.so.10; do
+    [ -e "$cuda_lib/$l" ] && libs+=("$cuda_lib/$l")
+  done
+  if [ ${#libs[@]} -gt 0 ]; then
+    banner "cuwheel show (CUDA toolkit libraries in $cuda_lib)"
+    "$CUWHEEL" show "${libs[@]}"
+  fi
+  if [ -e "$cuda_lib/libcublasLt.so.13" ]; then
+    banner "cuwheel list --format cuobjdump --ptx $cuda_lib/libcublasLt.so.13"
+    "$CUWHEEL" list --format cuobjdump --ptx "$cuda_lib/libcublasLt.so.13"
+  fi
+else
+  banner "no CUDA toolkit found: skipping its libraries"
+fi
