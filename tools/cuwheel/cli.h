@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -42,23 +43,22 @@ void print_error(const std::string& where, const std::string& message);
 void print_warning(const std::string& where, const std::string& message);
 
 /// A one-line progress indicator on stderr, shown only when stderr is a
-/// terminal and the run has lasted over a second (or covers many files);
-/// redrawn at most ten times a second and erased before normal output.
+/// terminal and the run has lasted over a second. A ticker thread redraws
+/// it every 200 ms with the current input and the elapsed time, so one slow
+/// file shows progress too; clear() erases it before normal output.
 class Progress {
  public:
   Progress();
   ~Progress();
+  /// Sets the current item (`done` of `total`, in the caller's unit).
   void update(const std::string& label, uint64_t done, uint64_t total);
   /// Erases the line (call before writing to stdout/stderr).
   void clear();
 
  private:
-  bool enabled_ = false;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point start_, last_;
+  void draw_locked();
+  struct State;
+  std::unique_ptr<State> st_;
 };
-
-/// JSON string escaping for hand-written output paths.
-std::string json_escape(const std::string& s);
 
 }  // namespace cuwheel::cli

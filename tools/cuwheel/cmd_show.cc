@@ -324,7 +324,9 @@ int run_show(const ShowOptions& o) {
   Progress progress;
   ShowVisitor v(o, progress);
   WalkOptions wo;
-  for (const auto& p : o.paths) {
+  for (size_t i = 0; i < o.paths.size(); ++i) {
+    const std::string& p = o.paths[i];
+    progress.update(p, i, o.paths.size());
     Status st = walk_input(p, wo, v);
     if (!st) v.missing(p, st.error());
   }

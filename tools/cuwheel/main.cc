@@ -2,6 +2,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cstdio>
 #include <iostream>
 
@@ -17,52 +20,73 @@ void print_warning(const std::string& where, const std::string& message) {
   std::fprintf(stderr, "cuwheel: warning: %s%s%s\n", where.c_str(), where.empty() ? "" : ": ", message.c_str());
 }
 
-Progress::Progress() : enabled_(isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
+struct Progress::State {
+  bool enabled = false;
+  bool shown = false;
+  bool stop = false;
+  std::string label;
+  uint64_t done = 0, total = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::mutex mu;
+  std::condition_variable cv;
+  std::thread ticker;
+};
 
-Progress::~Progress() { clear(); }
+Progress::Progress() : st_(std::make_unique<State>()) {
+  st_->enabled = isatty(STDERR_FILENO) != 0;
+  if (!st_->enabled) return;
+  st_->ticker = std::thread([this] {
+    std::unique_lock<std::mutex> lock(st_->mu);
+    while (!st_->stop) {
+      st_->cv.wait_for(lock, std::chrono::milliseconds(200));
+      if (st_->stop) break;
+      if (std::chrono::steady_clock::now() - st_->start >= std::chrono::seconds(1) && !st_->label.empty())
+        draw_locked();
+    }
+  });
+}
+
+Progress::~Progress() {
+  if (st_->ticker.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(st_->mu);
+      st_->stop = true;
+    }
+    st_->cv.notify_all();
+    st_->ticker.join();
+  }
+  clear();
+}
 
 void Progress::update(const std::string& label, uint64_t done, uint64_t total) {
-  if (!enabled_) return;
-  auto now = std::chrono::steady_clock::now();
-  if (now - start_ < std::chrono::seconds(1)) return;
-  if (shown_ && now - last_ < std::chrono::milliseconds(100)) return;
-  last_ = now;
-  std::string l = label.size() > 50 ? "..." + label.substr(label.size() - 47) : label;
-  int pct = total ? static_cast<int>(done * 100 / total) : 0;
-  std::fprintf(stderr, "\r\033[K[%3d%%] %s", pct, l.c_str());
+  if (!st_->enabled) return;
+  std::lock_guard<std::mutex> lock(st_->mu);
+  st_->label = label;
+  st_->done = done;
+  st_->total = total;
+}
+
+void Progress::draw_locked() {
+  const std::string& label = st_->label;
+  std::string l = label.size() > 60 ? "..." + label.substr(label.size() - 57) : label;
+  auto secs = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - st_->start).count();
+  if (st_->total > 1)
+    std::fprintf(stderr, "\r\033[K[%3d%%] %s (%llds)", static_cast<int>(st_->done * 100 / st_->total), l.c_str(),
+                 static_cast<long long>(secs));
+  else
+    std::fprintf(stderr, "\r\033[Kreading %s (%llds)", l.c_str(), static_cast<long long>(secs));
   std::fflush(stderr);
-  shown_ = true;
+  st_->shown = true;
 }
 
 void Progress::clear() {
-  if (shown_) {
+  if (!st_->enabled) return;
+  std::lock_guard<std::mutex> lock(st_->mu);
+  if (st_->shown) {
     std::fprintf(stderr, "\r\033[K");
     std::fflush(stderr);
-    shown_ = false;
+    st_->shown = false;
   }
-}
-
-std::string json_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  return out;
 }
 
 }  // namespace cuwheel::cli
