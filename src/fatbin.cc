@@ -154,8 +154,12 @@ Expected<std::vector<Container>> parse_region(ByteView region, uint64_t base, st
       uint64_t q = p;
       while (q < region.size() && region[q] == 0) ++q;
       if (q >= region.size()) break;
-      p = q;
-      continue;
+      // Fewer than 4 bytes left and not all zero: parse_container reports
+      // the truncated header (looping here would never advance).
+      if (q > p) {
+        p = q;
+        continue;
+      }
     }
     auto c = parse_container(region, p, base);
     if (!c) {
