@@ -67,7 +67,7 @@ void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSin
 }
 
 EntryFacts facts_of(const fatbin::Entry& e, size_t container, const fatbin::Located* where, Depth depth,
-                    WarningSink* warnings) {
+                    WarningSink* warnings, const DoneFn& done) {
   EntryFacts f;
   f.offset = e.offset;
   f.container = container;
@@ -88,12 +88,13 @@ EntryFacts facts_of(const fatbin::Entry& e, size_t container, const fatbin::Loca
   f.size = f.compression == fatbin::Compression::none ? e.payload_size : e.uncompressed_size;
   f.identifier = e.identifier;
   fill_payload(f, e, depth, warnings);
+  if (done && depth != Depth::headers) done(e.stored);
   return f;
 }
 
 }  // namespace
 
-Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* warnings) {
+Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* warnings, const DoneFn& done) {
   DeviceCode out;
   uint32_t magic = 0;
   if (load_le(data, 0, magic) && magic == fatbin::kContainerMagic) {
@@ -103,7 +104,7 @@ Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* w
     if (!cs) return cs.error();
     out.containers = cs->size();
     for (size_t i = 0; i < cs->size(); ++i)
-      for (const auto& e : (*cs)[i].entries) out.entries.push_back(facts_of(e, i, nullptr, depth, warnings));
+      for (const auto& e : (*cs)[i].entries) out.entries.push_back(facts_of(e, i, nullptr, depth, warnings, done));
     out.has_executable = true;
     return out;
   }
@@ -131,7 +132,7 @@ Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* w
   for (size_t i = 0; i < located->size(); ++i) {
     const auto& l = (*located)[i];
     if (l.origin == fatbin::Origin::executable) out.has_executable = true;
-    for (const auto& e : l.container.entries) out.entries.push_back(facts_of(e, i, &l, depth, warnings));
+    for (const auto& e : l.container.entries) out.entries.push_back(facts_of(e, i, &l, depth, warnings, done));
   }
   return out;
 }

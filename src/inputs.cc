@@ -26,6 +26,13 @@ std::string ObjectRef::display() const {
   return s;
 }
 
+void ObjectRef::release(ByteView part) const {
+  if (!blob || part.empty()) return;
+  ByteView all = blob->view();
+  if (part.data() < all.data() || part.data() + part.size() > all.data() + all.size()) return;
+  blob->release(static_cast<uint64_t>(part.data() - all.data()), part.size());
+}
+
 std::string ObjectRef::file_name() const {
   const std::string& inner = !archive_member.empty() ? archive_member : !member.empty() ? member : input;
   size_t slash = inner.find_last_of('/');
@@ -136,6 +143,7 @@ void walk_wheel(const std::string& path, const WalkOptions& opts, InputVisitor& 
     ref.input_kind = InputKind::wheel;
     ref.member = m.name;
     ref.owner = owner;
+    ref.blob = &*blob;
     visit_bytes(ref, blob->view(), v, opts);
   }
 }
@@ -152,6 +160,7 @@ void walk_file(const std::string& path, InputKind kind, const std::string& membe
   ref.input_kind = kind;
   ref.member = member;
   ref.owner = owner;
+  ref.blob = &*b;
   visit_bytes(ref, b->view(), v, opts);
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,7 +74,13 @@ struct DeviceCode {
 /// object is unreadable as ELF / fatbin / cubin. A wrapper that points at
 /// garbage ends the walk with DeviceCode::stopped set. Entry payloads that cannot be decoded do not fail the call: the
 /// entry's payload_error says why, and a warning is emitted.
-Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* warnings);
+///
+/// `done`, when set, is called after each entry's payload has been read
+/// with the entry's stored bytes, so that a caller reading a large mapped
+/// file can let those pages go (Blob::release) and keep memory flat.
+using DoneFn = std::function<void(ByteView)>;
+Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* warnings,
+                                      const DoneFn& done = {});
 
 /// True when `data` looks like an object read_device_code() accepts
 /// (ELF magic or fatbin container magic).

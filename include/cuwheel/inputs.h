@@ -31,6 +31,10 @@ struct ObjectRef {
   std::string archive_member;  ///< member of a static archive ("" when not in one)
   std::string owner;        ///< distribution that installed it (from RECORD), "" when unknown
   ByteView bytes;           ///< the object's bytes; valid only during the visit
+  const Blob* blob = nullptr;  ///< the buffer `bytes` lies in (for release())
+  /// Lets the pages of `part` (a sub-view of `bytes`) leave memory once
+  /// read; a no-op for heap buffers. See Blob::release.
+  void release(ByteView part) const;
   /// "input", "input:member" or "input:member:archive_member", as used in messages.
   std::string display() const;
   /// The object's own file name (last path component of the innermost name).

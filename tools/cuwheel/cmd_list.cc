@@ -150,7 +150,7 @@ class ListVisitor : public InputVisitor {
   void object(const ObjectRef& obj) override {
     if (o_.format == "cuobjdump") return cuobjdump_object(obj);
     WarningSink warnings;
-    auto dc = read_device_code(obj.bytes, Depth::arch, &warnings);
+    auto dc = read_device_code(obj.bytes, Depth::arch, &warnings, [&obj](ByteView v) { obj.release(v); });
     const bool plain = obj.input_kind == InputKind::file || obj.input_kind == InputKind::archive;
     if (!dc) {
       // Inside wheels and directories, files that are not objects are skipped
@@ -257,7 +257,7 @@ class ListVisitor : public InputVisitor {
     }
     cuobjdump::ObjectCode oc;
     oc.member = obj.archive_member;
-    oc.code = read_device_code(obj.bytes, Depth::arch, nullptr);
+    oc.code = read_device_code(obj.bytes, Depth::arch, nullptr, [&obj](ByteView v) { obj.release(v); });
     group_objects_.push_back(std::move(oc));
   }
 

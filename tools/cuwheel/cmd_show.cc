@@ -24,8 +24,7 @@ using json = nlohmann::ordered_json;
 struct ObjectRecord {
   std::string display, member, archive_member, owner;
   std::optional<LoadFacts> load;   // absent for raw fatbins/cubins
-  DeviceCode code;
-  bool has_code = false;
+  json device;  // summary (null when the object has no readable device code)
   std::vector<std::string> warnings;
 };
 
@@ -141,11 +140,12 @@ class ShowVisitor : public InputVisitor {
       // Only plain inputs reach here with non-object bytes.
       return error(obj.display(), Error("not an ELF file, static archive or fatbin"));
     }
-    auto dc = read_device_code(obj.bytes, Depth::full, &w);
+    // Payload pages are released as soon as each entry is read, so a large
+    // library mapped from a wheel does not stay resident.
+    auto dc = read_device_code(obj.bytes, Depth::full, &w, [&obj](ByteView v) { obj.release(v); });
     if (dc) {
       if (dc->stopped) error(obj.display(), *dc->stopped);
-      r.code = std::move(*dc);
-      r.has_code = true;
+      r.device = device_json(*dc);
     } else {
       w.warn("device code: " + dc.error().message());
     }
@@ -241,7 +241,7 @@ class ShowVisitor : public InputVisitor {
       if (!lf.runtime.evidence.empty()) rt["evidence"] = lf.runtime.evidence;
       j["cuda_runtime"] = rt;
     }
-    j["device_code"] = r.has_code ? device_json(r.code) : json(nullptr);
+    j["device_code"] = r.device;
     j["warnings"] = r.warnings;
     return j;
   }
