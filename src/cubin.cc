@@ -118,6 +118,7 @@ PtxInfo read_ptx(ByteView text, bool want_entries) {
   PtxInfo info;
   const char* b = reinterpret_cast<const char*>(text.data());
   size_t n = text.size();
+  if (n == 0) return info;  // an empty view may have a null data(); memchr(nullptr, ...) is undefined
   if (const void* nul = std::memchr(b, 0, n)) n = static_cast<const char*>(nul) - b;
   std::string_view all(b, n);
   bool in_block_comment = false;
