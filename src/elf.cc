@@ -496,8 +496,19 @@ Status File::walk_verdef(const VersionVisitor& visit) const {
 Status File::walk_verneed(const VersionVisitor& visit) const {
   uint64_t count = dynamic_.verneednum;
   ByteView vn = version_table(SHT_GNU_VERNEED, dynamic_.verneed, count);
+  // In a well-formed table the 16-byte Verneed and Vernaux records never
+  // share bytes, so at most size/16 of them exist. Chains that overlap
+  // (vn_next or vna_next smaller than a record) could otherwise revisit the
+  // same bytes up to 65535 times per entry: quadratic time and output.
+  const uint64_t max_records = vn.size() / 16;
+  uint64_t records = 0;
+  auto overlap = [&] {
+    return Error(".gnu.version_r: more than " + std::to_string(max_records) + " records in " + hex(vn.size()) +
+                 " bytes (overlapping vn_next/vna_next chains)");
+  };
   uint64_t pos = 0;
   for (uint64_t i = 0; i < count && !vn.empty(); ++i) {
+    if (++records > max_records) return overlap();
     Cursor c(vn, pos);
     c.skip(2);
     uint16_t cnt = c.read<uint16_t>();
@@ -509,6 +520,7 @@ Status File::walk_verneed(const VersionVisitor& visit) const {
     if (!fname) return fname.error().context(".gnu.version_r entry " + std::to_string(i));
     uint64_t apos = pos + aux;
     for (uint16_t j = 0; j < cnt; ++j) {
+      if (++records > max_records) return overlap();
       Cursor a(vn, apos);
       a.skip(6);
       uint16_t other = a.read<uint16_t>();

@@ -6,9 +6,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "byte_builders.h"
+#include "cuwheel/cubin.h"
+#include "cuwheel/elf.h"
 #include "cuwheel/fatbin.h"
 
 using namespace cuwheel;
+using namespace cuwheel::testing;
 
 // parse_region skipped "padding" when fewer than 4 bytes were left, even when
 // they were not zero, without advancing: an endless loop on any region that
@@ -23,4 +27,34 @@ TEST(FuzzRegression, FatbinRegionShortNonZeroTailTerminates) {
   ASSERT_FALSE(cs);
   EXPECT_EQ(cs.error().message(), "fatbin container at 0x10: truncated header (3 bytes left)");
   EXPECT_EQ(partial.size(), 1u);
+}
+
+// .gnu.version_r records whose vn_next and vna_next are 16 (one record) and
+// whose vn_aux is 0: every Verneed entry re-walks all later records as its
+// Vernaux chain (vn_cnt 0xffff), so N records cost N^2/2 visits and as many
+// output strings (a 1 MiB table: ~2^31). Found by reading the walk while
+// fuzzing; the walk is now bounded by the records that fit in the table.
+TEST(FuzzRegression, ElfVerneedOverlappingChainsAreBounded) {
+  const uint8_t record[16] = {0x01, 0x00, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0};
+  Bytes verneed;
+  for (int i = 0; i < 3; ++i) verneed.insert(verneed.end(), record, record + 16);
+  Bytes dynamic(16, 0);  // DT_NULL
+  // Sections: 1 .dynstr, 2 .dynamic (link 1), 3 .gnu.version_r (sh_info: 3 entries).
+  auto img = elf64_image(3, 62, 0, 0, 0,
+                         {{".dynstr", 3, Bytes{0}}, {".dynamic", 6, dynamic, 1}, {".gnu.version_r", 0x6ffffffe, verneed, 1, 3}});
+  auto f = elf::File::parse(img);
+  ASSERT_TRUE(f) << f.error().message();
+  auto vn = f->version_needs();
+  ASSERT_FALSE(vn);
+  EXPECT_EQ(vn.error().message(), ".gnu.version_r: more than 3 records in 0x30 bytes (overlapping vn_next/vna_next chains)");
+}
+
+// read_ptx passed an empty view's data() (null) to memchr, which is
+// undefined even for length 0 (UBSan: "null pointer passed as argument 1").
+// An empty PTX entry, or a compressed one that decodes to nothing, got there.
+TEST(FuzzRegression, PtxEmptyPayloadIsNotPassedToMemchr) {
+  auto p = cubin::read_ptx(ByteView{}, true);
+  EXPECT_FALSE(p.version);
+  EXPECT_TRUE(p.targets.empty());
+  EXPECT_TRUE(p.entries.empty());
 }
