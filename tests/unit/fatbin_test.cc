@@ -1,0 +1,522 @@
+// Unit tests for the fatbin reader on containers built byte by byte:
+// container and entry header checks, region walking, scanning, and LZ4 /
+// ZSTD payload decoding (streams made with liblz4 / libzstd here).
+#include <gtest/gtest.h>
+
+#include <lz4.h>
+#include <zstd.h>
+
+#include <string>
+#include <vector>
+
+#include "byte_builders.h"
+#include "cuwheel/fatbin.h"
+
+using namespace cuwheel;
+using namespace cuwheel::testing;
+
+namespace {
+
+Bytes lz4_block(const Bytes& in) {
+  Bytes out(static_cast<size_t>(LZ4_compressBound(static_cast<int>(in.size()))));
+  int n = LZ4_compress_default(reinterpret_cast<const char*>(in.data()), reinterpret_cast<char*>(out.data()),
+                               static_cast<int>(in.size()), static_cast<int>(out.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+Bytes zstd_frame(const Bytes& in) {
+  Bytes out(ZSTD_compressBound(in.size()));
+  size_t n = ZSTD_compress(out.data(), out.size(), in.data(), in.size(), 3);
+  out.resize(n);
+  return out;
+}
+
+Bytes sample_payload(size_t n) {
+  Bytes b;
+  for (size_t i = 0; i < n; ++i) b.push_back(static_cast<uint8_t>("cubin-payload-"[i % 14]));
+  return b;
+}
+
+// A container's bytes and its only entry (whose views point into `bytes`).
+struct Held {
+  Bytes bytes;
+  fatbin::Entry e;
+};
+
+Held hold(Bytes container) {
+  Held h;
+  h.bytes = std::move(container);
+  auto c = fatbin::parse_container(h.bytes, 0, 0);
+  EXPECT_TRUE(c) << (c ? "" : c.error().message());
+  if (c && c->entries.size() == 1) h.e = c->entries[0];
+  else ADD_FAILURE() << "expected one entry";
+  return h;
+}
+
+Bytes compressed_container(const Bytes& stream, uint64_t flag, uint64_t uncompressed, uint32_t compressed_size = 0,
+                           size_t pad = 0) {
+  EntrySpec e;
+  e.flags = 0x11 | flag;
+  e.payload = stream;
+  e.payload.resize(stream.size() + pad, 0);
+  e.compressed_size = compressed_size ? compressed_size : static_cast<uint32_t>(stream.size());
+  e.uncompressed_size = uncompressed;
+  return container_of({e});
+}
+
+}  // namespace
+
+// --- container header ------------------------------------------------------
+
+TEST(FatbinContainer, BadMagic) {
+  auto b = container_bytes({}, 0, 0x12345678);
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(), "fatbin container at 0x0: bad magic 0x12345678 (expected 0xba55ed50)");
+}
+
+TEST(FatbinContainer, TruncatedHeader) {
+  auto b = container_bytes({});
+  b.resize(12);
+  auto c = fatbin::parse_container(b, 0, 0x100);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(), "fatbin container at 0x100: truncated header (12 bytes left)");
+}
+
+TEST(FatbinContainer, FatSizePastEnd) {
+  auto b = container_of({EntrySpec{}});
+  poke_le<uint64_t>(b, 8, 0x41);  // one byte more than the 0x40-byte entry
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(), "fatbin container at 0x0: fat_size 0x41 extends past the end of the data (0x50)");
+}
+
+TEST(FatbinContainer, FatSizeOverflowIsRejected) {
+  auto b = container_of({EntrySpec{}});
+  poke_le<uint64_t>(b, 8, ~uint64_t{0} - 4);
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message().find("extends past the end of the data"), std::string::npos);
+}
+
+TEST(FatbinContainer, ContainerHeaderSizeBelow16) {
+  auto b = container_bytes({}, 0, 0xBA55ED50, 1, 8);
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(), "fatbin container at 0x0: header size 0x8 is smaller than 0x10");
+}
+
+TEST(FatbinContainer, EmptyContainerHasNoEntries) {
+  auto b = container_bytes({});
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_TRUE(c->entries.empty());
+  EXPECT_EQ(c->fat_size, 0u);
+  EXPECT_EQ(c->end(), 16u);
+}
+
+TEST(FatbinContainer, OffsetsIncludeBase) {
+  EntrySpec e;
+  e.payload = sample_payload(8);
+  auto b = container_of({e, e});
+  auto c = fatbin::parse_container(b, 0, 0x1000);
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->offset, 0x1000u);
+  ASSERT_EQ(c->entries.size(), 2u);
+  EXPECT_EQ(c->entries[0].offset, 0x1010u);
+  EXPECT_EQ(c->entries[1].offset, 0x1010u + 0x48);
+  EXPECT_EQ(c->entries[1].stored.size(), 8u);
+}
+
+TEST(FatbinContainer, TrailingZeroPaddingShorterThanHeaderIsSkipped) {
+  Bytes body = entry_bytes(EntrySpec{});
+  body.resize(body.size() + 8, 0);
+  auto b = container_bytes(body);
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->entries.size(), 1u);
+}
+
+TEST(FatbinContainer, TrailingNonZeroBytesAreAnError) {
+  Bytes body = entry_bytes(EntrySpec{});
+  body.push_back(7);
+  auto b = container_bytes(body);
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(),
+            "fatbin container at 0x0: entry at 0x50: 64-byte header extends past the end of the container (0x51)");
+}
+
+// --- entry header ----------------------------------------------------------
+
+TEST(FatbinEntry, FieldsAreRead) {
+  EntrySpec e;
+  e.kind = 1;
+  e.code_major = 9;
+  e.code_minor = 0;
+  e.arch = 90;
+  e.flags = 0x11 | fatbin::kFlagArchA;
+  e.payload = bytes_of(".version 9.0\n");
+  auto b = container_of({e});
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_TRUE(c) << c.error().message();
+  const auto& x = c->entries.at(0);
+  EXPECT_EQ(x.kind, fatbin::kPtx);
+  EXPECT_EQ(x.version, 0x0101);
+  EXPECT_EQ(x.header_size, 0x40u);
+  EXPECT_EQ(x.code_major, 9);
+  EXPECT_EQ(x.arch, 90u);
+  EXPECT_EQ(x.arch_name(), "sm_90a");
+  EXPECT_EQ(x.compression(), fatbin::Compression::none);
+  EXPECT_EQ(std::string(x.stored.begin(), x.stored.end()), ".version 9.0\n");
+}
+
+TEST(FatbinEntry, HeaderSizeBelow0x40) {
+  EntrySpec e;
+  e.header_size = 0x10;
+  e.payload = Bytes(0x40, 0);
+  auto b = container_of({e});
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(), "fatbin container at 0x0: entry at 0x10: header_size 0x10 is smaller than 0x40");
+}
+
+TEST(FatbinEntry, HeaderSizeZeroCannotStall) {
+  EntrySpec e;
+  e.header_size = 0;
+  e.payload_size = 0;
+  auto b = container_of({e});
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message().find("header_size 0x0 is smaller than 0x40"), std::string::npos);
+}
+
+TEST(FatbinEntry, HeaderSizePastContainer) {
+  EntrySpec e;
+  e.header_size = 0x80;
+  auto b = container_of({e});
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(),
+            "fatbin container at 0x0: entry at 0x10: header_size 0x80 extends past the end of the container (0x50)");
+}
+
+TEST(FatbinEntry, PayloadPastContainer) {
+  EntrySpec e;
+  e.payload = Bytes(16, 1);
+  e.payload_size = 17;
+  auto b = container_of({e});
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(),
+            "fatbin container at 0x0: entry at 0x10: payload of 0x11 bytes at 0x50 extends past the end of the "
+            "container (0x60)");
+}
+
+TEST(FatbinEntry, PayloadSizeOverflowIsRejected) {
+  EntrySpec e;
+  e.payload_size = ~uint64_t{0} - 0x20;
+  auto b = container_of({e});
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message().find("extends past the end of the container"), std::string::npos);
+}
+
+TEST(FatbinEntry, IdentifierInsideHeaderIsRead) {
+  EntrySpec e;
+  e.extra = bytes_of(std::string("dir/a.cu\0\0\0\0\0\0\0\0", 16));
+  e.ident_offset = 0x40;
+  e.ident_size = 9;  // counts the NUL
+  auto b = container_of({e});
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->entries.at(0).identifier, "dir/a.cu");
+}
+
+TEST(FatbinEntry, IdentifierOutsideHeader) {
+  EntrySpec e;
+  e.extra = Bytes(16, 'x');
+  e.ident_offset = 0x48;
+  e.ident_size = 0x20;
+  auto b = container_of({e});
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(),
+            "fatbin container at 0x0: entry at 0x10: identifier (32 bytes at +0x48) lies outside the entry header "
+            "(0x50 bytes)");
+}
+
+TEST(FatbinEntry, IdentifierInsideFixedHeaderIsRejected) {
+  EntrySpec e;
+  e.ident_offset = 0x8;
+  e.ident_size = 4;
+  auto b = container_of({e});
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message().find("identifier (4 bytes at +0x8) lies outside the entry header"), std::string::npos);
+}
+
+TEST(FatbinEntry, OptionsDescriptorOutsideHeader) {
+  EntrySpec e;
+  e.extra = Bytes(8, 0);
+  e.options_offset = 0x44;  // the 8-byte descriptor would end at 0x4c > 0x48
+  auto b = container_of({e});
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(),
+            "fatbin container at 0x0: entry at 0x10: ptxas-options descriptor at +0x44 lies outside the entry header");
+}
+
+TEST(FatbinEntry, OptionsAreRead) {
+  EntrySpec e;
+  put_le<uint32_t>(e.extra, 8);  // options start right after the descriptor
+  put_le<uint32_t>(e.extra, 4);
+  append(e.extra, std::string("-O3\0", 4));
+  e.options_offset = 0x40;
+  auto b = container_of({e});
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->entries.at(0).ptxas_options, "-O3");
+}
+
+TEST(FatbinEntry, OptionsLengthPastHeader) {
+  EntrySpec e;
+  put_le<uint32_t>(e.extra, 8);
+  put_le<uint32_t>(e.extra, 0xFFFFFFFF);
+  e.options_offset = 0x40;
+  auto b = container_of({e});
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(),
+            "fatbin container at 0x0: entry at 0x10: ptxas options (4294967295 bytes) lie outside the entry header");
+}
+
+TEST(FatbinEntry, CompressedSizeLargerThanPayload) {
+  EntrySpec e;
+  e.flags = 0x11 | fatbin::kFlagZstd;
+  e.payload = Bytes(8, 0);
+  e.compressed_size = 9;
+  e.uncompressed_size = 8;
+  auto b = container_of({e});
+  auto c = fatbin::parse_container(b, 0, 0);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(),
+            "fatbin container at 0x0: entry at 0x10: compressed size 0x9 exceeds the stored payload size 0x8");
+}
+
+TEST(FatbinEntry, KindNames) {
+  EXPECT_EQ(fatbin::kind_name(fatbin::kPtx), "ptx");
+  EXPECT_EQ(fatbin::kind_name(fatbin::kElf), "elf");
+  EXPECT_EQ(fatbin::kind_name(fatbin::kLtoIr), "ltoir");
+  EXPECT_EQ(fatbin::kind_name(fatbin::kTileIr), "tile-ir");
+  EXPECT_EQ(fatbin::kind_name(0x3), "kind-0x3");
+}
+
+// --- regions and scanning --------------------------------------------------
+
+TEST(FatbinRegion, ZeroPaddingBetweenContainers) {
+  EntrySpec e;
+  e.payload = Bytes(4, 1);  // container of 0x54 bytes; padded to 0x58
+  Bytes region = container_of({e});
+  region.resize(region.size() + 4, 0);
+  append(region, container_of({e}));
+  region.resize(region.size() + 12, 0);  // trailing padding too
+  auto cs = fatbin::parse_region(region, 0x200);
+  ASSERT_TRUE(cs) << cs.error().message();
+  ASSERT_EQ(cs->size(), 2u);
+  EXPECT_EQ((*cs)[0].offset, 0x200u);
+  EXPECT_EQ((*cs)[1].offset, 0x258u);
+}
+
+TEST(FatbinRegion, EmptyAndAllZeroRegions) {
+  auto a = fatbin::parse_region({}, 0);
+  ASSERT_TRUE(a);
+  EXPECT_TRUE(a->empty());
+  Bytes zeros(64, 0);
+  auto z = fatbin::parse_region(zeros, 0);
+  ASSERT_TRUE(z);
+  EXPECT_TRUE(z->empty());
+}
+
+TEST(FatbinRegion, ErrorAfterFirstContainerReturnsPartial) {
+  Bytes region = container_of({EntrySpec{}});
+  append(region, Bytes{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+  std::vector<fatbin::Container> partial;
+  auto cs = fatbin::parse_region(region, 0, &partial);
+  ASSERT_FALSE(cs);
+  EXPECT_EQ(cs.error().message(), "fatbin container at 0x50: bad magic 0x4030201 (expected 0xba55ed50)");
+  EXPECT_EQ(partial.size(), 1u);
+}
+
+TEST(FatbinScan, FindsContainerInGarbage) {
+  Bytes b(37, 0xEE);
+  EntrySpec e;
+  e.payload = Bytes(8, 0);
+  append(b, container_of({e}));
+  append(b, Bytes(5, 0xEE));
+  auto cs = fatbin::scan(b, 0x400);
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].offset, 0x400u + 37);
+}
+
+TEST(FatbinScan, IgnoresUnlikelyContainers) {
+  Bytes b;
+  append(b, container_bytes(entry_bytes(EntrySpec{}), std::nullopt, 0xBA55ED50, 2));  // version 2
+  append(b, container_bytes({}));                                                   // no entries
+  EntrySpec odd;
+  odd.kind = 0x77;
+  append(b, container_of({odd}));  // unknown first kind
+  EXPECT_TRUE(fatbin::scan(b, 0).empty());
+}
+
+// --- decoding --------------------------------------------------------------
+
+TEST(FatbinDecode, RawPayload) {
+  EntrySpec e;
+  e.payload = sample_payload(100);
+  auto held_entry = hold(container_of({e}));
+  const fatbin::Entry& entry = held_entry.e;
+  auto d = fatbin::decode(entry);
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(*d, sample_payload(100));
+  auto p = fatbin::decode_prefix(entry, 10);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(*p, Bytes(d->begin(), d->begin() + 10));
+  auto all = fatbin::decode_prefix(entry, 1000);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->size(), 100u);
+}
+
+TEST(FatbinDecode, Lz4) {
+  Bytes plain = sample_payload(5000);
+  auto held_entry = hold(compressed_container(lz4_block(plain), fatbin::kFlagLz4, plain.size(), 0, 7));
+  const fatbin::Entry& entry = held_entry.e;
+  EXPECT_EQ(entry.compression(), fatbin::Compression::lz4);
+  auto d = fatbin::decode(entry);
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(*d, plain);
+  auto p = fatbin::decode_prefix(entry, 64);
+  ASSERT_TRUE(p) << p.error().message();
+  EXPECT_EQ(*p, Bytes(plain.begin(), plain.begin() + 64));
+}
+
+TEST(FatbinDecode, Zstd) {
+  Bytes plain = sample_payload(5000);
+  auto held_entry = hold(compressed_container(zstd_frame(plain), fatbin::kFlagZstd, plain.size(), 0, 3));
+  const fatbin::Entry& entry = held_entry.e;
+  EXPECT_EQ(entry.compression(), fatbin::Compression::zstd);
+  auto d = fatbin::decode(entry);
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(*d, plain);
+  auto p = fatbin::decode_prefix(entry, 64);
+  ASSERT_TRUE(p) << p.error().message();
+  EXPECT_EQ(*p, Bytes(plain.begin(), plain.begin() + 64));
+}
+
+TEST(FatbinDecode, Lz4DeclaredSizeTooSmall) {
+  Bytes plain = sample_payload(5000);
+  auto held_entry = hold(compressed_container(lz4_block(plain), fatbin::kFlagLz4, 4000));
+  const fatbin::Entry& entry = held_entry.e;
+  auto d = fatbin::decode(entry);
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().message(), "entry at 0x10: LZ4 block is corrupt or larger than the declared size 0xfa0");
+}
+
+TEST(FatbinDecode, Lz4DeclaredSizeLargerDecodesActual) {
+  Bytes plain = sample_payload(300);
+  auto held_entry = hold(compressed_container(lz4_block(plain), fatbin::kFlagLz4, 100000));
+  const fatbin::Entry& entry = held_entry.e;
+  auto d = fatbin::decode(entry);
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(*d, plain);
+}
+
+TEST(FatbinDecode, Lz4Corrupt) {
+  Bytes junk(40, 0xFF);
+  auto held_entry = hold(compressed_container(junk, fatbin::kFlagLz4, 64));
+  const fatbin::Entry& entry = held_entry.e;
+  auto d = fatbin::decode(entry);
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().message(), "entry at 0x10: LZ4 block is corrupt or larger than the declared size 0x40");
+  auto p = fatbin::decode_prefix(entry, 16);
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().message(), "entry at 0x10: LZ4 block is corrupt");
+}
+
+TEST(FatbinDecode, DeclaredSizeAboveLimit) {
+  Bytes plain = sample_payload(300);
+  auto held_entry = hold(compressed_container(zstd_frame(plain), fatbin::kFlagZstd, 1ull << 40));
+  const fatbin::Entry& entry = held_entry.e;
+  auto d = fatbin::decode(entry, 1 << 20);
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().message(), "entry at 0x10: declared uncompressed size 0x10000000000 exceeds the limit 0x100000");
+  auto held_l = hold(compressed_container(lz4_block(plain), fatbin::kFlagLz4, 1ull << 40));
+  const fatbin::Entry& l = held_l.e;
+  auto dl = fatbin::decode(l, 1 << 20);
+  ASSERT_FALSE(dl);
+  EXPECT_EQ(dl.error().message(), "entry at 0x10: declared uncompressed size 0x10000000000 exceeds the limit 0x100000");
+}
+
+TEST(FatbinDecode, ZstdFrameSizeDisagreesWithHeader) {
+  Bytes plain = sample_payload(300);
+  auto held_entry = hold(compressed_container(zstd_frame(plain), fatbin::kFlagZstd, 299));
+  const fatbin::Entry& entry = held_entry.e;
+  auto d = fatbin::decode(entry);
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().message(), "entry at 0x10: ZSTD frame declares 0x12c bytes but the entry header says 0x12b");
+}
+
+TEST(FatbinDecode, ZstdNotAFrame) {
+  auto held_entry = hold(compressed_container(Bytes(32, 0xAB), fatbin::kFlagZstd, 64));
+  const fatbin::Entry& entry = held_entry.e;
+  auto d = fatbin::decode(entry);
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().message(), "entry at 0x10: not a ZSTD frame");
+  EXPECT_FALSE(fatbin::decode_prefix(entry, 16));
+}
+
+TEST(FatbinDecode, ZstdTruncatedFrame) {
+  Bytes plain = sample_payload(5000);
+  Bytes frame = zstd_frame(plain);
+  frame.resize(frame.size() / 2);
+  auto held_entry = hold(compressed_container(frame, fatbin::kFlagZstd, plain.size()));
+  const fatbin::Entry& entry = held_entry.e;
+  auto d = fatbin::decode(entry);
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.error().message().find("entry at 0x10: ZSTD frame: "), std::string::npos);
+  // The prefix decoder returns what the complete blocks give (here: the
+  // only block is cut, so nothing) and does not wait for more input.
+  auto p = fatbin::decode_prefix(entry, 64);
+  ASSERT_TRUE(p) << p.error().message();
+  EXPECT_LE(p->size(), 64u);
+  EXPECT_EQ(*p, Bytes(plain.begin(), plain.begin() + p->size()));
+}
+
+TEST(FatbinDecode, CompressedSizeZeroMeansWholePayload) {
+  Bytes plain = sample_payload(700);
+  Bytes frame = zstd_frame(plain);
+  EntrySpec e;
+  e.flags = 0x11 | fatbin::kFlagZstd;
+  e.payload = frame;
+  e.compressed_size = 0;
+  e.uncompressed_size = plain.size();
+  auto held_entry = hold(container_of({e}));
+  const fatbin::Entry& entry = held_entry.e;
+  EXPECT_EQ(entry.stored.size(), frame.size());
+  auto d = fatbin::decode(entry);
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(*d, plain);
+}
+
+TEST(FatbinDecode, LegacyCompressionIsUnsupported) {
+  EntrySpec e;
+  e.flags = 0x11 | fatbin::kFlagCompressLegacy;
+  e.payload = Bytes(8, 0);
+  auto held_entry = hold(container_of({e}));
+  const fatbin::Entry& entry = held_entry.e;
+  auto d = fatbin::decode(entry);
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().message(), "entry at 0x10: legacy compression (flag 0x1000) is not supported");
+  EXPECT_FALSE(fatbin::decode_prefix(entry, 8));
+}
