@@ -2,6 +2,7 @@
 // docs/cuobjdump-behaviour.md for the observations behind each rule.
 #include "cuwheel/cuobjdump.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace cuwheel::cuobjdump {
@@ -61,6 +62,32 @@ std::string entry_name(const EntryFacts& e, const std::string& base, int ordinal
   return base + "." + std::to_string(ordinal) + "." + arch + "." + ext;
 }
 
+// The entries of one object in the order cuobjdump lists them. In a host
+// ELF file cuobjdump walks the fatbin sections by their section headers,
+// whether or not a .nvFatBinSegment record points at a container: every
+// container of `.nv_fatbin`, in file order, then every container of
+// `__nv_relfatbin` (libcufft.so.12 of CUDA 13.0 has a `.nv_fatbin` and no
+// wrapper at all and is listed; libnccl.so.2's wrappers point at its
+// containers in another order, and `-all` lists them in section order).
+// A container elsewhere is seen only through a wrapper (in wrapper order);
+// an ELF without section headers shows nothing.
+std::vector<const EntryFacts*> listing_order(const DeviceCode& dc) {
+  std::vector<const EntryFacts*> out;
+  out.reserve(dc.entries.size());
+  for (const auto& e : dc.entries)
+    if (dc.kind != ObjectKind::host_elf || e.origin != fatbin::Origin::other || e.via_wrapper) out.push_back(&e);
+  if (dc.kind != ObjectKind::host_elf) return out;
+  auto rank = [](const EntryFacts* e) {
+    return e->origin == fatbin::Origin::executable ? 0 : e->origin == fatbin::Origin::relocatable ? 1 : 2;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const EntryFacts* a, const EntryFacts* b) {
+    int ra = rank(a), rb = rank(b);
+    if (ra != rb) return ra < rb;
+    return ra < 2 && a->offset < b->offset;
+  });
+  return out;
+}
+
 }  // namespace
 
 Output render(const std::string& path, const std::string& cwd, FileKind kind, const std::vector<ObjectCode>& objects,
@@ -116,14 +143,12 @@ Output render(const std::string& path, const std::string& cwd, FileKind kind, co
     named_once = true;
     if (is_archive) o.out += "\nmember " + abs + ":" + obj.member + ":\n";
     const bool raw_cubin = dc.kind == ObjectKind::cubin;
-    for (const auto& e : dc.entries) {
-      // In host ELF files cuobjdump sees only containers that a
-      // .nvFatBinSegment record points to; by default only the executable
-      // fatbin when there is one.
-      if (dc.kind == ObjectKind::host_elf) {
-        if (!e.via_wrapper) continue;
-        if (!mode.all && dc.has_executable && e.origin != fatbin::Origin::executable) continue;
-      }
+    for (const EntryFacts* ep : listing_order(dc)) {
+      const EntryFacts& e = *ep;
+      // By default only the executable fatbin when there is one.
+      if (dc.kind == ObjectKind::host_elf && !mode.all && dc.has_executable &&
+          e.origin != fatbin::Origin::executable)
+        continue;
       any_code = true;
       if (e.kind == fatbin::kElf) {
         ++elf_n;
