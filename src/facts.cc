@@ -83,9 +83,12 @@ Expected<LoadFacts> read_load_facts(ByteView data, WarningSink* warnings) {
 bool arch_less(const std::string& a, const std::string& b) {
   auto key = [](const std::string& s) {
     size_t u = s.find('_');
-    int n = 0;
+    // The number comes from a 32-bit header field (up to 10 digits); saturate
+    // rather than overflow on anything longer.
+    uint64_t n = 0;
     size_t i = u == std::string::npos ? 0 : u + 1;
-    for (; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i) n = n * 10 + (s[i] - '0');
+    for (; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i)
+      n = n > (UINT64_MAX - 9) / 10 ? UINT64_MAX : n * 10 + static_cast<uint64_t>(s[i] - '0');
     std::string suffix = s.substr(std::min(i, s.size()));
     int rank = suffix.empty() ? 0 : suffix == "a" ? 1 : suffix == "f" ? 2 : 3;
     return std::make_tuple(s.substr(0, u == std::string::npos ? 0 : u), n, rank, suffix);

@@ -9,6 +9,7 @@
 #include "byte_builders.h"
 #include "cuwheel/cubin.h"
 #include "cuwheel/elf.h"
+#include "cuwheel/facts.h"
 #include "cuwheel/fatbin.h"
 
 using namespace cuwheel;
@@ -57,4 +58,22 @@ TEST(FuzzRegression, PtxEmptyPayloadIsNotPassedToMemchr) {
   EXPECT_FALSE(p.version);
   EXPECT_TRUE(p.targets.empty());
   EXPECT_TRUE(p.entries.empty());
+}
+
+// arch_less parsed the SM number of "sm_<n>" into an int; an entry header's
+// 32-bit arch field (here 4261412780) overflowed it (UBSan: signed integer
+// overflow in summarize's sort).
+TEST(FuzzRegression, ArchLessHugeSmNumberDoesNotOverflow) {
+  EXPECT_TRUE(arch_less("sm_80", "sm_4261412780"));
+  EXPECT_FALSE(arch_less("sm_4261412780", "sm_80"));
+  EXPECT_TRUE(arch_less("sm_99999999999999999999999", "sm_999999999999999999999999a"));
+  DeviceCode dc;
+  for (uint32_t sm : {4261412780u, 80u}) {
+    EntryFacts e;
+    e.kind = fatbin::kElf;
+    e.sm = sm;
+    dc.entries.push_back(e);
+  }
+  auto s = summarize(dc);
+  EXPECT_EQ(s.sass, (std::vector<std::string>{"sm_80", "sm_4261412780"}));
 }
