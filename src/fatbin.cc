@@ -263,9 +263,11 @@ Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warn
           const auto& sym = symtab[r.symbol];
           if (sym.shndx == 0 || sym.shndx >= secs.size()) break;
           const auto& ts = secs[sym.shndx];
-          int64_t rel = static_cast<int64_t>(sym.value) + r.addend + (f.is64() ? 0 : static_cast<int64_t>(word));
-          if (rel < 0 || static_cast<uint64_t>(rel) >= ts.size) break;
-          target = ts.offset + static_cast<uint64_t>(rel);
+          // S + A (+ the REL implicit addend) is modular ELF arithmetic: do it
+          // unsigned, so a hostile value wraps (and then fails the check).
+          uint64_t rel = sym.value + static_cast<uint64_t>(r.addend) + (f.is64() ? 0 : word);
+          if (rel >= ts.size) break;
+          target = ts.offset + rel;
           break;
         }
       } else {

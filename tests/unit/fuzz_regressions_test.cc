@@ -8,6 +8,7 @@
 
 #include "byte_builders.h"
 #include "cuwheel/cubin.h"
+#include "cuwheel/devicecode.h"
 #include "cuwheel/elf.h"
 #include "cuwheel/facts.h"
 #include "cuwheel/fatbin.h"
@@ -76,4 +77,38 @@ TEST(FuzzRegression, ArchLessHugeSmNumberDoesNotOverflow) {
   }
   auto s = summarize(dc);
   EXPECT_EQ(s.sass, (std::vector<std::string>{"sm_80", "sm_4261412780"}));
+}
+
+// In a relocatable object the wrapper's data pointer is S + A from its
+// relocation; find_in_elf added them as int64_t, so a hostile addend
+// (INT64_MAX, symbol value 0x10) was signed overflow (UBSan). The sum is
+// now modular, and out of range it leaves the pointer unresolved.
+TEST(FuzzRegression, FatbinWrapperRelocationAddendOverflow) {
+  Bytes container = container_of({EntrySpec{}});
+  Bytes wrapper;
+  put_le<uint32_t>(wrapper, 0x466243B1);  // wrapper magic
+  put_le<uint32_t>(wrapper, 1);           // version
+  put_le<uint64_t>(wrapper, 0);           // data (relocated)
+  put_le<uint64_t>(wrapper, 0);
+  Bytes rela;
+  put_le<uint64_t>(rela, 8);                          // r_offset: the data word
+  put_le<uint64_t>(rela, (uint64_t{1} << 32) | 1);    // symbol 1, R_X86_64_64
+  put_le<uint64_t>(rela, 0x7fffffffffffffffull);      // r_addend
+  Bytes syms = elf64_symbol(0, 0, 0, 0);
+  append(syms, elf64_symbol(1, 0x03, 0, 1, 0x10));    // section symbol of __nv_relfatbin, value 0x10
+  // Sections: 1 __nv_relfatbin, 2 .nvFatBinSegment, 3 .rela (info 2, link 4), 4 .symtab (link 5), 5 .strtab.
+  auto img = elf64_image(1, 62, 0, 0, 0,
+                         {{"__nv_relfatbin", 1, container},
+                          {".nvFatBinSegment", 1, wrapper},
+                          {".rela.nvFatBinSegment", 4, rela, 4, 2, 24},
+                          {".symtab", 2, syms, 5, 1, 24},
+                          {".strtab", 3, Bytes{0, 's', 0}}});
+  WarningSink warnings;
+  auto dc = read_device_code(img, Depth::headers, &warnings);
+  ASSERT_TRUE(dc) << dc.error().message();
+  ASSERT_EQ(dc->entries.size(), 1u);  // found by the section walk
+  EXPECT_FALSE(dc->entries[0].via_wrapper);
+  bool unresolved = false;
+  for (const auto& w : warnings.messages()) unresolved |= w.find("unresolved") != std::string::npos;
+  EXPECT_TRUE(unresolved);
 }
