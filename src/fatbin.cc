@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace cuwheel::fatbin {
 
@@ -393,9 +394,13 @@ Expected<std::vector<uint8_t>> decode(const Entry& e, uint64_t max_output) {
       if (e.uncompressed_size > max_output)
         return Error(where + ": declared uncompressed size " + hex(e.uncompressed_size) + " exceeds the limit " + hex(max_output));
       if (e.stored.size() > INT32_MAX || cap > INT32_MAX) return Error(where + ": LZ4 block too large");
-      std::vector<uint8_t> out(static_cast<size_t>(cap));
+      // An LZ4 block expands at most ~255 times (one length byte adds at
+      // most 255 output bytes), so a declared size beyond that is a lie:
+      // allocate for what the stored bytes can produce, not for the header.
+      const uint64_t room = std::min<uint64_t>(cap, e.stored.size() * 256 + 64);
+      std::vector<uint8_t> out(static_cast<size_t>(room));
       int n = LZ4_decompress_safe(reinterpret_cast<const char*>(e.stored.data()), reinterpret_cast<char*>(out.data()),
-                                  static_cast<int>(e.stored.size()), static_cast<int>(cap));
+                                  static_cast<int>(e.stored.size()), static_cast<int>(room));
       if (n < 0) return Error(where + ": LZ4 block is corrupt or larger than the declared size " + hex(cap));
       out.resize(static_cast<size_t>(n));
       return out;
@@ -408,11 +413,34 @@ Expected<std::vector<uint8_t>> decode(const Entry& e, uint64_t max_output) {
       if (declared == ZSTD_CONTENTSIZE_ERROR) return Error(where + ": not a ZSTD frame");
       if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != cap)
         return Error(where + ": ZSTD frame declares " + hex(declared) + " bytes but the entry header says " + hex(cap));
-      std::vector<uint8_t> out(static_cast<size_t>(cap));
-      size_t n = ZSTD_decompress(out.data(), out.size(), e.stored.data(), e.stored.size());
-      if (ZSTD_isError(n))
-        return Error(where + ": ZSTD frame: " + ZSTD_getErrorName(n));
-      out.resize(n);
+      // Decode in steps, growing the buffer as output arrives (up to cap),
+      // so a header or frame that declares a large size but holds little
+      // data costs only what it really decodes to.
+      ZSTD_DCtx* dctx = ZSTD_createDCtx();
+      if (!dctx) return Error("out of memory");
+      std::vector<uint8_t> out(static_cast<size_t>(std::min<uint64_t>(cap, 1u << 20)));
+      ZSTD_inBuffer in{e.stored.data(), e.stored.size(), 0};
+      size_t produced = 0;
+      std::optional<Error> err;
+      for (;;) {
+        ZSTD_outBuffer ob{out.data(), out.size(), produced};
+        const size_t in_before = in.pos;
+        size_t r = ZSTD_decompressStream(dctx, &ob, &in);
+        const bool progress = ob.pos != produced || in.pos != in_before;
+        produced = ob.pos;
+        if (ZSTD_isError(r)) { err = Error(where + ": ZSTD frame: " + ZSTD_getErrorName(r)); break; }
+        if (r == 0) break;  // frame complete
+        if (produced == out.size()) {
+          if (out.size() >= cap) { err = Error(where + ": ZSTD frame decodes to more than the declared size " + hex(cap)); break; }
+          out.resize(static_cast<size_t>(std::min<uint64_t>(cap, uint64_t(out.size()) * 2)));
+        } else if (in.pos == in.size || !progress) {
+          err = Error(where + ": ZSTD frame: truncated (decoded " + hex(produced) + " bytes)");
+          break;
+        }
+      }
+      ZSTD_freeDCtx(dctx);
+      if (err) return *err;
+      out.resize(produced);
       return out;
     }
   }

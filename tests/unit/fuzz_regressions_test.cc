@@ -3,6 +3,9 @@
 // corpus (fuzz/corpus/<target>/regression-*), so the fuzzers start from them.
 #include <gtest/gtest.h>
 
+#include <lz4.h>
+#include <zstd.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -111,4 +114,73 @@ TEST(FuzzRegression, FatbinWrapperRelocationAddendOverflow) {
   bool unresolved = false;
   for (const auto& w : warnings.messages()) unresolved |= w.find("unresolved") != std::string::npos;
   EXPECT_TRUE(unresolved);
+}
+
+namespace {
+
+// A container with one ELF entry whose payload is `stream` and whose header
+// declares `declared` uncompressed bytes.
+Bytes lying_entry(const Bytes& stream, uint64_t flag, uint64_t declared) {
+  EntrySpec e;
+  e.flags = 0x11 | flag;
+  e.payload = stream;
+  e.compressed_size = static_cast<uint32_t>(stream.size());
+  e.uncompressed_size = declared;
+  return container_of({e});
+}
+
+Bytes text_bytes(size_t n) {
+  Bytes b;
+  for (size_t i = 0; i < n; ++i) b.push_back(static_cast<uint8_t>('a' + i % 7));
+  return b;
+}
+
+}  // namespace
+
+// A 96-byte fatbin whose LZ4 entry declares 0x3ffffff0 uncompressed bytes
+// made decode() allocate (and zero) 1 GiB before decompressing 16 bytes
+// (fuzz_devicecode, -rss_limit_mb=512: "out-of-memory (malloc(1073741808))").
+// The buffer is now bounded by what the stored bytes can expand to.
+TEST(FuzzRegression, FatbinLz4LyingDeclaredSizeDoesNotAllocateIt) {
+  const Bytes plain = text_bytes(300);
+  Bytes block(static_cast<size_t>(LZ4_compressBound(300)));
+  block.resize(static_cast<size_t>(LZ4_compress_default(reinterpret_cast<const char*>(plain.data()),
+                                                        reinterpret_cast<char*>(block.data()), 300,
+                                                        static_cast<int>(block.size()))));
+  const Bytes fb = lying_entry(block, fatbin::kFlagLz4, 0x3ffffff0);
+  auto c = fatbin::parse_container(fb, 0, 0);
+  ASSERT_TRUE(c) << c.error().message();
+  auto d = fatbin::decode(c->entries.at(0));
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(*d, plain);
+  EXPECT_LT(d->capacity(), size_t{1} << 20);
+}
+
+// Same for ZSTD: a frame that does not record its content size, in an entry
+// that declares 0x3ffffff0 bytes, allocated the declared size up front. The
+// output buffer now grows with the data.
+TEST(FuzzRegression, FatbinZstdLyingDeclaredSizeDoesNotAllocateIt) {
+  const Bytes plain = text_bytes(300);
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
+  Bytes frame(ZSTD_compressBound(plain.size()));
+  size_t n = ZSTD_compress2(cctx, frame.data(), frame.size(), plain.data(), plain.size());
+  ZSTD_freeCCtx(cctx);
+  ASSERT_FALSE(ZSTD_isError(n));
+  frame.resize(n);
+  ASSERT_EQ(ZSTD_getFrameContentSize(frame.data(), frame.size()), ZSTD_CONTENTSIZE_UNKNOWN);
+  const Bytes fb = lying_entry(frame, fatbin::kFlagZstd, 0x3ffffff0);
+  auto c = fatbin::parse_container(fb, 0, 0);
+  ASSERT_TRUE(c) << c.error().message();
+  auto d = fatbin::decode(c->entries.at(0));
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(*d, plain);
+  EXPECT_LE(d->capacity(), size_t{1} << 20);
+  // A frame that holds more than the header declares is still an error.
+  const Bytes small = lying_entry(frame, fatbin::kFlagZstd, 100);
+  auto cs = fatbin::parse_container(small, 0, 0);
+  ASSERT_TRUE(cs);
+  auto ds = fatbin::decode(cs->entries.at(0));
+  ASSERT_FALSE(ds);
+  EXPECT_EQ(ds.error().message(), "entry at 0x10: ZSTD frame decodes to more than the declared size 0x64");
 }
