@@ -49,10 +49,11 @@ for bin in "${targets[@]}"; do
   mkdir -p "$artifacts"
   log=$work/$target.log
   # -timeout: one input running longer is a hang; -rss_limit_mb: an input
-  # that needs more memory is an unbounded allocation. The fuzz build's
+  # that needs more memory is an unbounded allocation; -malloc_limit_mb: one
+  # allocation of 512 MiB from a fuzz-sized input means a size was trusted. The fuzz build's
   # UBSan checks recover by default; halt_on_error makes each report a failure.
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-    "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
       -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
