@@ -126,13 +126,14 @@ Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* w
     out.has_executable = true;
     return out;
   }
-  auto located = fatbin::find_in_elf(*f, warnings, &out.stopped);
+  auto located = fatbin::find_in_elf(*f, warnings, &out.stopped, done);
   if (!located) return located.error();
   out.containers = located->size();
   for (size_t i = 0; i < located->size(); ++i) {
     const auto& l = (*located)[i];
     if (l.origin == fatbin::Origin::executable) out.has_executable = true;
     for (const auto& e : l.container.entries) out.entries.push_back(facts_of(e, i, &l, depth, warnings, done));
+    if (done) done(data.subspan(l.container.offset, l.container.end() - l.container.offset));
   }
   return out;
 }

@@ -145,7 +145,8 @@ Expected<Container> parse_container(ByteView data, uint64_t pos, uint64_t base) 
   return c;
 }
 
-Expected<std::vector<Container>> parse_region(ByteView region, uint64_t base, std::vector<Container>* partial) {
+Expected<std::vector<Container>> parse_region(ByteView region, uint64_t base, std::vector<Container>* partial,
+                                              const RegionHooks* hooks) {
   std::vector<Container> out;
   uint64_t p = 0;
   while (p < region.size()) {
@@ -162,12 +163,25 @@ Expected<std::vector<Container>> parse_region(ByteView region, uint64_t base, st
         continue;
       }
     }
+    if (hooks && hooks->known && hooks->known(base + p)) {
+      // Already read through a wrapper: step over it by its header alone,
+      // so a large section is not touched twice.
+      uint16_t hsize = 0;
+      uint64_t fat_size = 0, next;
+      if (load_le(region, p + 6, hsize) && load_le(region, p + 8, fat_size) && hsize >= kContainerHeaderSize &&
+          !add_overflow(p + hsize, fat_size, next) && next <= region.size()) {
+        if (hooks->parsed) hooks->parsed(region.subspan(p, next - p));
+        p = next;
+        continue;
+      }
+    }
     auto c = parse_container(region, p, base);
     if (!c) {
       if (partial) *partial = out;
       return c.error();
     }
     p = c->end() - base;
+    if (hooks && hooks->parsed) hooks->parsed(region.subspan(c->offset - base, c->end() - c->offset));
     out.push_back(std::move(*c));
   }
   return out;
@@ -213,7 +227,8 @@ Origin origin_of(const std::string& name) {
 }  // namespace
 
 Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warnings,
-                                           std::optional<Error>* stopped) {
+                                           std::optional<Error>* stopped,
+                                           const std::function<void(ByteView)>& parsed) {
   std::vector<Located> out;
   ByteView d = f.data();
   const auto& secs = f.sections();
@@ -323,6 +338,7 @@ Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warn
         *stopped = err;
         return out;
       }
+      if (parsed) parsed(d.subspan(c->offset, c->end() - c->offset));
       if (seen.count(c->offset)) continue;  // two wrappers, one container
       seen[c->offset] = true;
       Located l;
@@ -347,7 +363,10 @@ Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warn
     auto sd = f.section_data(s);
     if (!sd) return sd.error();
     std::vector<Container> partial;
-    auto cs = parse_region(*sd, s.offset, &partial);
+    RegionHooks hooks;
+    hooks.known = [&seen](uint64_t off) { return seen.count(off) != 0; };
+    hooks.parsed = parsed;
+    auto cs = parse_region(*sd, s.offset, &partial, &hooks);
     if (!cs) {
       if (warnings) warnings->warn(s.name + ": " + cs.error().message());
       cs = std::move(partial);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -40,6 +41,10 @@ Expected<Blob> Blob::map_fd(int fd, uint64_t size, const std::string& what) {
   if (size > SIZE_MAX) return Error(what + ": too large to map");
   void* p = mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
   if (p == MAP_FAILED) return Error(what + ": cannot map: " + std::strerror(errno));
+  // Readers jump between headers and payloads; without this hint each page
+  // fault maps the pages around it too, and a large library's resident set
+  // grows far past what is read.
+  madvise(p, static_cast<size_t>(size), MADV_RANDOM);
   b.impl_->map = p;
   b.impl_->map_len = static_cast<size_t>(size);
   b.impl_->view = ByteView(static_cast<const uint8_t*>(p), static_cast<size_t>(size));
@@ -58,8 +63,12 @@ void Blob::release(uint64_t offset, uint64_t length) const {
   if (!impl_ || !impl_->map || length == 0) return;
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   if (!in_bounds(impl_->map_len, offset, length)) return;
-  uint64_t begin = (offset + page - 1) / page * page;
-  uint64_t end = (offset + length) / page * page;
+  // Round outwards: the mapping is read-only and private, so dropping a
+  // page that is still in use only means it is read again from the file on
+  // the next access (madvise(2), MADV_DONTNEED). Page faults map the pages
+  // around the faulting one too, so interior-only rounding would miss most.
+  uint64_t begin = offset / page * page;
+  uint64_t end = std::min<uint64_t>((offset + length + page - 1) / page * page, impl_->map_len);
   if (end <= begin) return;
   madvise(static_cast<uint8_t*>(impl_->map) + begin, static_cast<size_t>(end - begin),
           MADV_DONTNEED);

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -100,8 +101,17 @@ Expected<Container> parse_container(ByteView data, uint64_t pos, uint64_t base);
 /// next 8-byte boundary between containers is skipped. Errors name the
 /// offset of the first unreadable container; containers read before it are
 /// returned through `partial` when non-null.
+///
+/// `hooks` (optional): `known(offset)` true means the container at that file
+/// offset was read already and is stepped over by its 16-byte header alone
+/// (not returned); `parsed` is called with each container's bytes once read.
+struct RegionHooks {
+  std::function<bool(uint64_t offset)> known;
+  std::function<void(ByteView)> parsed;
+};
 Expected<std::vector<Container>> parse_region(ByteView region, uint64_t base,
-                                              std::vector<Container>* partial = nullptr);
+                                              std::vector<Container>* partial = nullptr,
+                                              const RegionHooks* hooks = nullptr);
 
 /// Strict scan for containers in arbitrary bytes (section 1.6): a hit needs
 /// version 1, header size 0x10, fat_size that fits, and a sane first entry.
@@ -135,8 +145,12 @@ struct Located {
 /// container does not fail the call: the walk stops there (as cuobjdump's
 /// does), the error is stored in `*stopped`, and the containers read before
 /// it are returned.
+///
+/// `parsed`, when set, is called with each container's bytes right after
+/// its headers are read, so a caller can let the pages go (Blob::release).
 Expected<std::vector<Located>> find_in_elf(const elf::File& file, WarningSink* warnings,
-                                           std::optional<Error>* stopped = nullptr);
+                                           std::optional<Error>* stopped = nullptr,
+                                           const std::function<void(ByteView)>& parsed = {});
 
 /// Decodes an entry's payload: the stored bytes when raw, else LZ4 (raw
 /// block) or ZSTD (frame) decompression of exactly compressed_size bytes

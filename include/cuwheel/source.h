@@ -38,8 +38,9 @@ class Blob {
 
   /// Tells the kernel that [offset, offset+length) will not be read again
   /// soon, so its pages may leave this process's resident set (madvise
-  /// MADV_DONTNEED on whole pages inside the range). A no-op for heap
-  /// buffers. Views stay valid: pages are re-read from the file on access.
+  /// MADV_DONTNEED on the pages the range touches, rounded outwards). A
+  /// no-op for heap buffers. Views stay valid: the mapping is read-only and
+  /// private, so a dropped page is read again from the file on access.
   void release(uint64_t offset, uint64_t length) const;
 
  private:

@@ -136,6 +136,7 @@ class ShowVisitor : public InputVisitor {
       auto lf = read_load_facts(obj.bytes, &w);
       if (!lf) return error(obj.display(), lf.error());
       r.load = std::move(*lf);
+      obj.release(obj.bytes);  // the symbol tables and .rodata scan are done with
     } else if (!looks_like_object(obj.bytes)) {
       // Only plain inputs reach here with non-object bytes.
       return error(obj.display(), Error("not an ELF file, static archive or fatbin"));
