@@ -41,10 +41,6 @@ Expected<Blob> Blob::map_fd(int fd, uint64_t size, const std::string& what) {
   if (size > SIZE_MAX) return Error(what + ": too large to map");
   void* p = mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
   if (p == MAP_FAILED) return Error(what + ": cannot map: " + std::strerror(errno));
-  // Readers jump between headers and payloads; without this hint each page
-  // fault maps the pages around it too, and a large library's resident set
-  // grows far past what is read.
-  madvise(p, static_cast<size_t>(size), MADV_RANDOM);
   b.impl_->map = p;
   b.impl_->map_len = static_cast<size_t>(size);
   b.impl_->view = ByteView(static_cast<const uint8_t*>(p), static_cast<size_t>(size));
