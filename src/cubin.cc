@@ -28,7 +28,11 @@ void decode_flags(CubinInfo& c) {
     c.sm = (c.e_flags >> 8) & 0xff;
   } else {
     c.sm = c.e_flags & 0xff;
-    c.arch_a = (c.e_flags & 0x800) != 0;
+    // 0x800 is "a" (EF_CUDA_ACCELERATORS_V1) only from sm_90 on, the first
+    // arch-specific target. Older cubins can carry the bit with another
+    // meaning: libcublas.so.12 (nvidia-cublas-cu12 12.9.3.13) holds an sm_50
+    // cubin with e_flags 0x3c0d32 that cuobjdump lists as sm_50.
+    c.arch_a = (c.e_flags & 0x800) != 0 && c.sm >= 90;
     uint32_t vsm = (c.e_flags >> 16) & 0xff;
     if (vsm) c.virtual_sm = vsm;
   }
