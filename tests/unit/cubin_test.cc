@@ -56,6 +56,14 @@ TEST(CubinFlags, V7ObservedSm75) {
   EXPECT_EQ(c->arch_name(), "sm_75");
 }
 
+TEST(CubinFlags, V7BitA0x800BeforeSm90IsNotA) {
+  // "a" targets start at sm_90a; older cubins may carry 0x800 for another reason.
+  auto c = cubin::read_cubin_header(cubin_v7(v7_flags(86, true)));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->sm, 86u);
+  EXPECT_FALSE(c->arch_a);
+}
+
 TEST(CubinFlags, V7NoVirtualSm) {
   auto c = cubin::read_cubin_header(cubin_v7(0x50));
   ASSERT_TRUE(c);
@@ -130,9 +138,9 @@ TEST(CubinFlags, V7IgnoresNvCompat) {
 }
 
 TEST(CubinFlags, OddAbiByteFallsBackOnLowByte) {
-  auto v7 = cubin::read_cubin_header(elf64_image(kEtExec, kEmCuda, v7_flags(86, true), 0, 0, {}));
+  auto v7 = cubin::read_cubin_header(elf64_image(kEtExec, kEmCuda, v7_flags(90, true), 0, 0, {}));
   ASSERT_TRUE(v7);
-  EXPECT_EQ(v7->sm, 86u);
+  EXPECT_EQ(v7->sm, 90u);
   EXPECT_TRUE(v7->arch_a);
   auto v8 = cubin::read_cubin_header(elf64_image(kEtExec, kEmCuda, v8_flags(100, false), 0, 0, {}));
   ASSERT_TRUE(v8);
