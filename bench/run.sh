@@ -124,11 +124,11 @@ for line in open("/proc/cpuinfo"):
 mem = int(open("/proc/meminfo").readline().split()[1]) // 1024 // 1024
 L = ["# Benchmarks", "", "Produced by `bench/run.sh` (warm page cache, commands alternating, medians).", "",
      "## Machine", "",
-     "- CPU: %s, %d cores available (`nproc`), %d GiB RAM, %s %s" % (cpu, os.cpu_count(), mem, platform.system(), platform.release()),
+     "- CPU: %s, %d cores available (`nproc`), %d GiB RAM, %s" % (cpu, os.cpu_count(), mem, platform.system()),
      "- cuwheel: %s" % first([CW, "--version"]),
      "- cuobjdump: %s" % first([CO, "--version"]),
      "- unzip: %s" % subprocess.run(["unzip", "-v"], capture_output=True, text=True).stdout.splitlines()[0],
-     "- library: `%s` (%d bytes; `.nv_fatbin` %s bytes)" % (LIB, os.path.getsize(LIB), size),
+     "- library: `%s` of the CUDA toolkit (%d bytes; `.nv_fatbin` %s bytes)" % (libname, os.path.getsize(LIB), size),
      "- wheel: `%s` (%d bytes)" % (os.path.basename(WHEEL), os.path.getsize(WHEEL)), "",
      "## a. Listing libcublasLt.so.13 (%d runs each)" % RUNS_A, "",
      "| command | median (s) | min (s) | max (s) |", "|---|---:|---:|---:|"]
@@ -150,9 +150,12 @@ ws, wu = statistics.median(x[0] for x in tb["cuwheel show"]), statistics.median(
 L += ["", "- cuwheel show / unzip wall time: **%.2f** (target ≤ 1)" % (ws / wu),
       "- cuwheel show peak RSS: **%.0f MB** (target < 200 MB); exit status %d" % (max(x[1] for x in tb["cuwheel show"]) / 1024, tb["cuwheel show"][0][4]),
       "", "## Commands", "", "```"]
-L += ["cd %s && %s" % (shlex.quote(libdir), " ".join(shlex.quote(a) for a in argv)) for _, argv in A]
-L += ["/usr/bin/time -f '%%M %%e %%U %%S' %s show %s" % (shlex.quote(CW), shlex.quote(WHEEL)),
-      "/usr/bin/time -f '%%M %%e %%U %%S' unzip -q -o %s -d \"$(mktemp -d)\"" % shlex.quote(WHEEL), "```"]
+sym = {CW: "$CUWHEEL", CO: "$CUOBJDUMP"}
+L += ["cd \"$(dirname \"$LIB\")\" && " + " ".join(sym.get(a, shlex.quote(a)) for a in argv) for _, argv in A]
+L += ["/usr/bin/time -f '%M %e %U %S' $CUWHEEL show \"$WHEEL\"",
+      "/usr/bin/time -f '%M %e %U %S' unzip -q -o \"$WHEEL\" -d \"$(mktemp -d)\"", "```",
+      "", "with CUWHEEL=build/cuwheel, CUOBJDUMP=$(scripts/get-cuobjdump.sh), LIB=%s, WHEEL=.cache/wheels/%s." % (
+          "<toolkit>/lib64/" + libname, os.path.basename(WHEEL))]
 os.makedirs(os.path.dirname(os.environ["REPORT"]), exist_ok=True)
 open(os.environ["REPORT"], "w").write("\n".join(L) + "\n")
 print("\n".join(L))

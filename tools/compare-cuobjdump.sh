@@ -23,7 +23,7 @@
 #      propagated).
 #   Results (per source: files, runs, differences, and the first lines of each
 #   difference) go to bench/results/cuobjdump-compare.md; the full outputs of
-#   each differing run are kept under a mktemp'd folder named in the report.
+#   each differing run are kept under a mktemp'd folder printed on stderr.
 #
 # How to run
 #   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo && cmake --build build
@@ -82,7 +82,7 @@ fi
 export WHEEL_FILES="${wheel_files[*]:-}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/compare-cuobjdump.XXXXXX")
 export WORK=$work
-trap 'rm -rf "$work/x"' EXIT
+trap 'rm -rf "$work/x"; rmdir "$work" 2>/dev/null || true' EXIT
 
 exec python3 - <<'PY'
 import concurrent.futures as cf, glob, os, re, shutil, subprocess, sys, time, zipfile
@@ -162,7 +162,7 @@ def do_toolkit():
     ver = ""
     try: ver = subprocess.run([os.environ["NVCC"], "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
     except Exception: pass
-    results.append(("CUDA toolkit %s (%s)" % (root, ver), len(files), runs, diffs, time.time() - t0, ""))
+    results.append(("CUDA toolkit (%s)" % ver, len(files), runs, diffs, time.time() - t0, ""))
 
 def do_wheel(whl):
     t0 = time.time()
@@ -238,7 +238,7 @@ for src, n, runs, diffs, secs, notes in results:
         lines += ["", "## Differences: %s" % src, ""] + ["- " + d for d in diffs[:50]]
         if len(diffs) > 50: lines.append("- ... and %d more" % (len(diffs) - 50))
 if total:
-    lines += ["", "Full outputs of differing runs: %s/diffs" % WORK]
+    print("full outputs of differing runs: %s/diffs" % WORK, file=sys.stderr)
 os.makedirs(os.path.dirname(os.environ["REPORT"]), exist_ok=True)
 open(os.environ["REPORT"], "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
