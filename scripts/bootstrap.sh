@@ -8,7 +8,7 @@ packages=(
   cmake ninja-build pkg-config g++
   libzip-dev libzstd-dev liblz4-dev
   libssl-dev                    # libcrypto: SHA-256 for RECORD checks
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
   libgtest-dev
   clang-14 libclang-rt-14-dev   # libFuzzer and sanitizer runtimes for fuzz targets
   python3 zip unzip

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -34,7 +35,22 @@ struct ShowOptions {
   std::vector<std::string> paths;
 };
 
+struct CheckOptions {
+  std::string policy;            ///< --policy FILE ("" = search)
+  std::vector<std::string> select, ignore;
+  std::string format = "text";   ///< text | json | sarif | github
+  std::optional<int> cuda_major;
+  std::string sass, ptx, gpus, min_driver, max_size, exports, license_files;
+  std::vector<std::string> pins;  ///< DIST=exact
+  std::vector<std::string> severity;  ///< RULE=error|warning|off
+  bool sass_exact = false;
+  std::vector<std::string> paths;
+};
+
 int run_list(const ListOptions& opts);
+int run_check(const CheckOptions& opts);
+int run_rules();
+int run_rule(const std::string& name);
 int run_show(const ShowOptions& opts);
 
 /// Prints "cuwheel: error: <where>: <message>" to stderr.

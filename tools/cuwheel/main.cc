@@ -114,6 +114,32 @@ int main(int argc, char** argv) {
       ->default_str("text");
   cmd_show->add_option("PATH", show.paths, "ELF file, static archive, wheel or directory")->required();
 
+  CheckOptions check;
+  auto* cmd_check = app.add_subcommand("check", "Check wheels (or libraries, or an installed environment) against a policy");
+  cmd_check->add_option("--policy", check.policy, "Policy file (default: cuwheel.toml or [tool.cuwheel] in the nearest pyproject.toml)");
+  cmd_check->add_option("--select", check.select, "Only these rules (comma-separated names or codes)")->delimiter(',');
+  cmd_check->add_option("--ignore", check.ignore, "Never these rules (comma-separated)")->delimiter(',');
+  cmd_check->add_option("--format", check.format, "Output format")
+      ->check(CLI::IsMember({"text", "json", "sarif", "github"}))
+      ->default_str("text");
+  cmd_check->add_option("--cuda-major", check.cuda_major, "CUDA major the wheel targets")->check(CLI::IsMember({12, 13}));
+  cmd_check->add_option("--sass", check.sass, "SASS every device-code library must carry, e.g. sm_75,sm_80,sm_90");
+  cmd_check->add_flag("--sass-exact", check.sass_exact, "Also flag SASS not in --sass");
+  cmd_check->add_option("--ptx", check.ptx, "Required PTX: newest, none, or compute_NN,...");
+  cmd_check->add_option("--gpus", check.gpus, "GPUs every device-code library must run on, e.g. sm_80,sm_89");
+  cmd_check->add_option("--min-driver", check.min_driver, "Oldest NVIDIA driver to support, e.g. 570.26");
+  cmd_check->add_option("--max-size", check.max_size, "Largest wheel size, e.g. 200MB");
+  cmd_check->add_option("--exports", check.exports, "Allowed exported symbols, glob patterns, comma-separated");
+  cmd_check->add_option("--license-file", check.license_files, "Files that must be in the wheel, comma-separated");
+  cmd_check->add_option("--pin", check.pins, "DIST=exact: Requires-Dist must pin DIST with ==");
+  cmd_check->add_option("--severity", check.severity, "RULE=error|warning|off");
+  cmd_check->add_option("PATH", check.paths, "Wheel, folder of wheels, shared library or installed environment")->required();
+
+  app.add_subcommand("rules", "List the check rules");
+  std::string rule_name;
+  auto* cmd_rule = app.add_subcommand("rule", "Print a rule's documentation");
+  cmd_rule->add_option("NAME", rule_name, "Rule name or code")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -123,5 +149,8 @@ int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
   if (*cmd_list) return run_list(list);
   if (*cmd_show) return run_show(show);
+  if (*cmd_check) return run_check(check);
+  if (app.got_subcommand("rules")) return run_rules();
+  if (*cmd_rule) return run_rule(rule_name);
   return kExitUnreadable;
 }

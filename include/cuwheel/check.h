@@ -1,0 +1,195 @@
+// cuwheel: checking wheels against a policy with named rules.
+//
+// A check runs in three steps:
+//   1. build_models() reads each input once (a wheel member by member, a
+//      shared library, a directory of wheels or an installed environment)
+//      into a CheckModel: metadata, members, RECORD digests, and per ELF
+//      file its load facts, exported symbols and device code;
+//   2. run_rules() applies every selected rule of the registry to the
+//      models and the Policy, producing Findings;
+//   3. a renderer (report.h) prints them as text, JSON, SARIF or GitHub
+//      annotations.
+// Rules never read files; they only look at models, so each is a small pure
+// function with its own twin fixtures (one flagged, one clean).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuwheel/devicecode.h"
+#include "cuwheel/expected.h"
+#include "cuwheel/facts.h"
+#include "cuwheel/metadata.h"
+#include "cuwheel/wheel.h"
+
+namespace cuwheel::check {
+
+enum class Severity { off, warning, error };
+std::string_view to_string(Severity s);
+std::optional<Severity> parse_severity(std::string_view s);
+
+/// One rule violation.
+struct Finding {
+  std::string rule;      ///< kebab-case rule name, e.g. "missing-sass"
+  Severity severity = Severity::error;
+  std::string path;      ///< the input (wheel or file) as given
+  std::string member;    ///< member inside the wheel/directory ("" when none)
+  std::string location;  ///< finer place: "DT_RUNPATH", ".nv_fatbin entry at 0x2020", "METADATA line 7"
+  std::string message;   ///< one terse sentence
+  std::string hint;      ///< how to fix, one sentence ("" when none)
+};
+
+/// What the wheel must satisfy. Loaded from `[tool.cuwheel]` of the nearest
+/// pyproject.toml, or cuwheel.toml, or --policy FILE; command-line flags
+/// override it. See docs/policy.md.
+struct Policy {
+  std::optional<int> cuda_major;            ///< 12 or 13
+  std::vector<std::string> sass;            ///< architectures every device-code library must carry as SASS
+  bool sass_exact = false;                  ///< also flag SASS outside `sass` (unexpected-sass)
+  enum class PtxMode { unset, newest, none, list } ptx_mode = PtxMode::unset;
+  std::vector<std::string> ptx;             ///< PtxMode::list: required compute_NN
+  std::vector<std::string> gpus;            ///< GPUs (sm_NN) every device-code library must run on
+  std::optional<std::string> min_driver;    ///< e.g. "570.26"
+  std::optional<uint64_t> max_size;         ///< compressed wheel size, bytes
+  std::optional<uint64_t> max_installed_size;  ///< sum of uncompressed member sizes, bytes
+  std::vector<std::string> exports;         ///< glob patterns of allowed exported dynamic symbols
+  std::vector<std::string> license_files;   ///< file names that must be in the wheel (e.g. LICENSE, EULA.txt)
+  std::map<std::string, std::string> pins;  ///< distribution -> "exact": Requires-Dist must pin it with ==
+  std::vector<std::string> entry_points;    ///< required "group:name" entry points
+  std::map<std::string, Severity> severity; ///< per-rule severity override
+  std::vector<std::string> select;          ///< only these rules (empty = all)
+  std::vector<std::string> ignore;          ///< never these rules
+  std::string source;                       ///< where it was loaded from ("" = defaults)
+};
+
+/// Reads a policy from TOML: the `[tool.cuwheel]` table of a pyproject.toml,
+/// or the top level of a cuwheel.toml (a `[tool.cuwheel]` table there is
+/// accepted too). Errors name the file, the key and the line.
+Expected<Policy> load_policy(const std::string& path);
+
+/// Looks for the policy file for `start` (a directory): cuwheel.toml, or a
+/// pyproject.toml with a [tool.cuwheel] table, in start and then each parent.
+/// Returns "" when none is found.
+std::string find_policy_file(const std::string& start);
+
+/// Parses "200MB", "1.5 GiB", "123456" into bytes. nullopt when malformed.
+std::optional<uint64_t> parse_size(std::string_view s);
+
+/// One ELF file of a wheel or directory.
+struct LibraryModel {
+  std::string member;        ///< path inside the wheel/directory ("" for a plain file)
+  std::string archive_member;///< member of a static archive ("" otherwise)
+  std::string owner;         ///< directories: distribution from RECORD
+  uint64_t size = 0;
+  bool is_elf = false;
+  LoadFacts load;            ///< valid when is_elf
+  std::vector<std::string> exports;  ///< defined global/weak dynamic symbols (functions and objects)
+  std::vector<elf::VersionNeed> version_needs;
+  std::vector<std::string> version_need_files;  ///< files named in .gnu.version_r
+  DeviceCode device;         ///< entries with cubin architectures (Depth::arch)
+  DeviceSummary summary;
+  std::string error;         ///< why facts are missing ("" when fine)
+};
+
+/// A wheel member as the checks see it.
+struct MemberModel {
+  std::string name;
+  uint64_t compressed_size = 0, size = 0;
+  uint32_t issues = 0;         ///< MemberIssue bits (wheel.h)
+  std::string digest;          ///< RECORD form "sha256=<b64>" (algorithm of its RECORD line), "" when unread
+  bool read_ok = false;
+  std::string read_error;
+};
+
+/// Everything the rules know about one input.
+struct CheckModel {
+  std::string path;            ///< as given
+  enum class Kind { wheel, library, directory } kind = Kind::wheel;
+  // Wheels.
+  std::string filename;
+  std::optional<WheelFilename> parsed_filename;
+  std::string filename_error;
+  std::string dist_info;
+  std::optional<CoreMetadata> metadata;
+  std::string metadata_error;
+  std::vector<std::string> metadata_warnings;
+  std::optional<WheelInfo> wheel_info;
+  std::string wheel_info_error;
+  std::optional<Record> record;
+  std::string record_error;
+  std::vector<EntryPoint> entry_points;
+  std::vector<MemberModel> members;
+  uint64_t archive_size = 0;   ///< bytes of the wheel file
+  // All inputs.
+  std::vector<LibraryModel> libraries;
+  std::vector<std::pair<std::string, std::string>> read_errors;  ///< (where, message)
+};
+
+struct BuildOptions {
+  /// Hash every member for the RECORD check (reads every member in full).
+  bool hash_members = true;
+};
+
+/// Builds one model per input: a wheel, a shared library or object, a
+/// directory of wheels (one model per wheel), or an installed environment
+/// (one model of kind directory). Unreadable inputs give an Error; problems
+/// inside an input are kept in CheckModel::read_errors.
+Expected<std::vector<CheckModel>> build_models(const std::string& path, const BuildOptions& opts,
+                                               const std::function<void(const std::string&)>& progress = {});
+
+/// What a rule sees.
+struct Context {
+  const CheckModel& model;
+  const std::vector<CheckModel>& all;  ///< every model of the run (release-set rules)
+  const Policy& policy;
+};
+
+/// Collects findings; the rule fills rule name, path and severity defaults.
+class Emitter {
+ public:
+  Emitter(std::string rule, Severity severity, const CheckModel& model, std::vector<Finding>& out)
+      : rule_(std::move(rule)), severity_(severity), model_(model), out_(out) {}
+  /// Reports a finding on `member` (or the whole input when empty).
+  void emit(const std::string& member, const std::string& location, const std::string& message,
+            const std::string& hint = "");
+
+ private:
+  std::string rule_;
+  Severity severity_;
+  const CheckModel& model_;
+  std::vector<Finding>& out_;
+};
+
+/// A rule of the registry.
+struct RuleInfo {
+  std::string_view code;      ///< stable code, never reused: "CW101"
+  std::string_view name;      ///< kebab-case name, read as "allow <name>"
+  std::string_view summary;   ///< one line
+  Severity default_severity = Severity::error;
+  std::string_view group;     ///< "device-code", "loading", "wheel", "release"
+  /// Runs the rule on one model; release-set rules look at ctx.all.
+  std::function<void(const Context&, Emitter&)> run;
+  /// True when the rule runs once per run (on the first model) rather than per model.
+  bool per_run = false;
+};
+
+/// Every rule, in code order.
+const std::vector<RuleInfo>& rules();
+/// The rule with this name or code, or nullptr.
+const RuleInfo* find_rule(std::string_view name_or_code);
+/// The closest rule name to a misspelling ("" when nothing is close).
+std::string suggest_rule(std::string_view name);
+/// The rule's documentation (Markdown: What it does, Why is this bad?,
+/// Example, How to fix, References), as in docs/rules/<name>.md.
+std::string_view rule_doc(std::string_view name);
+
+/// Applies the selected rules to every model. Findings come out ordered by
+/// input, member and rule.
+std::vector<Finding> run_rules(const std::vector<CheckModel>& models, const Policy& policy);
+
+}  // namespace cuwheel::check

@@ -1,0 +1,33 @@
+// cuwheel: rendering check findings. One renderer per format, each in its
+// own src/report_<format>.cc; all take the same findings and summary.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cuwheel/check.h"
+
+namespace cuwheel::check {
+
+struct ReportSummary {
+  size_t inputs = 0;           ///< models checked
+  size_t errors = 0, warnings = 0;
+  std::vector<std::pair<std::string, std::string>> unreadable;  ///< (where, message)
+  std::string policy_source;   ///< "" = built-in defaults
+};
+
+/// Compiler-style text: "PATH:MEMBER: error[rule]: message" then an
+/// indented "where:" and "help:" line; a summary line at the end when
+/// `human` (a terminal or an explicit text format).
+std::string render_text(const std::vector<Finding>& findings, const ReportSummary& summary);
+
+/// {"schema": 1, "findings": [...], "summary": {...}} (docs/check.md).
+std::string render_json(const std::vector<Finding>& findings, const ReportSummary& summary);
+
+/// SARIF 2.1.0, one run, rules from the registry.
+std::string render_sarif(const std::vector<Finding>& findings, const ReportSummary& summary);
+
+/// GitHub Actions workflow commands (::error file=...::message).
+std::string render_github(const std::vector<Finding>& findings, const ReportSummary& summary);
+
+}  // namespace cuwheel::check

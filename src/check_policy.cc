@@ -1,0 +1,223 @@
+// Policy files. See include/cuwheel/check.h and docs/policy.md.
+// Header-only with exceptions off: errors come back as values (toml::parse_result),
+// so nothing is thrown across the library boundary.
+#define TOML_HEADER_ONLY 1
+#define TOML_EXCEPTIONS 0
+#include <toml++/toml.h>
+
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+
+#include "cuwheel/check.h"
+
+namespace fs = std::filesystem;
+
+namespace cuwheel::check {
+
+std::string_view to_string(Severity s) {
+  switch (s) {
+    case Severity::off: return "off";
+    case Severity::warning: return "warning";
+    case Severity::error: return "error";
+  }
+  return "error";
+}
+
+std::optional<Severity> parse_severity(std::string_view s) {
+  if (s == "off" || s == "ignore") return Severity::off;
+  if (s == "warning" || s == "warn") return Severity::warning;
+  if (s == "error") return Severity::error;
+  return std::nullopt;
+}
+
+std::optional<uint64_t> parse_size(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  size_t i = 0;
+  bool dot = false;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || (s[i] == '.' && !dot))) {
+    if (s[i] == '.') dot = true;
+    ++i;
+  }
+  if (i == 0) return std::nullopt;
+  double v = 0;
+  try {
+    v = std::stod(std::string(s.substr(0, i)));
+  } catch (...) {
+    return std::nullopt;
+  }
+  std::string unit;
+  for (char c : s.substr(i))
+    if (!std::isspace(static_cast<unsigned char>(c))) unit.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  double mult = 1;
+  if (unit.empty() || unit == "b") mult = 1;
+  else if (unit == "k" || unit == "kb") mult = 1e3;
+  else if (unit == "m" || unit == "mb") mult = 1e6;
+  else if (unit == "g" || unit == "gb") mult = 1e9;
+  else if (unit == "kib") mult = 1024.0;
+  else if (unit == "mib") mult = 1024.0 * 1024;
+  else if (unit == "gib") mult = 1024.0 * 1024 * 1024;
+  else return std::nullopt;
+  double bytes = v * mult;
+  if (!(bytes >= 0) || bytes > 1.8e19) return std::nullopt;
+  return static_cast<uint64_t>(std::llround(bytes));
+}
+
+namespace {
+
+std::string where(const std::string& file, const toml::node& n) {
+  auto src = n.source();
+  return file + ":" + std::to_string(src.begin.line);
+}
+
+Status string_list(const std::string& file, const toml::table& t, std::string_view key, std::vector<std::string>& out) {
+  const toml::node* n = t.get(key);
+  if (!n) return Ok{};
+  if (const auto* s = n->as_string()) {
+    // "sm_75,sm_80" is accepted as well as an array.
+    std::string v = s->get();
+    size_t i = 0;
+    while (i <= v.size()) {
+      size_t j = v.find(',', i);
+      if (j == std::string::npos) j = v.size();
+      std::string item = v.substr(i, j - i);
+      while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+      while (!item.empty() && item.back() == ' ') item.pop_back();
+      if (!item.empty()) out.push_back(item);
+      i = j + 1;
+    }
+    return Ok{};
+  }
+  const auto* arr = n->as_array();
+  if (!arr) return Error(where(file, *n) + ": " + std::string(key) + " must be a list of strings");
+  for (const auto& e : *arr) {
+    const auto* s = e.as_string();
+    if (!s) return Error(where(file, e) + ": " + std::string(key) + " must be a list of strings");
+    out.push_back(s->get());
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Expected<Policy> load_policy(const std::string& path) {
+  auto parsed = toml::parse_file(path);
+  if (!parsed) {
+    const auto& err = parsed.error();
+    return Error(path + ":" + std::to_string(err.source().begin.line) + ": " + std::string(err.description()));
+  }
+  const toml::table& root = parsed.table();
+  const toml::table* t = nullptr;
+  if (const auto* tool = root.get_as<toml::table>("tool")) t = tool->get_as<toml::table>("cuwheel");
+  if (!t) {
+    if (fs::path(path).filename() == "pyproject.toml") return Error(path + ": no [tool.cuwheel] table");
+    t = &root;
+  }
+  Policy p;
+  p.source = path;
+  static const char* const kKeys[] = {"cuda-major", "sass", "sass-exact", "ptx", "gpus", "min-driver", "max-size",
+                                      "max-installed-size", "exports", "license-files", "pin", "entry-points",
+                                      "severity", "select", "ignore", "tool"};
+  for (const auto& [k, v] : *t) {
+    bool known = false;
+    for (const char* kk : kKeys) known = known || k.str() == kk;
+    if (!known) return Error(where(path, v) + ": unknown key \"" + std::string(k.str()) + "\"");
+  }
+  if (const auto* n = t->get("cuda-major")) {
+    auto v = n->value<int64_t>();
+    if (!v || (*v != 12 && *v != 13)) return Error(where(path, *n) + ": cuda-major must be 12 or 13");
+    p.cuda_major = static_cast<int>(*v);
+  }
+  if (auto st = string_list(path, *t, "sass", p.sass); !st) return st.error();
+  if (const auto* n = t->get("sass-exact")) {
+    auto v = n->value<bool>();
+    if (!v) return Error(where(path, *n) + ": sass-exact must be true or false");
+    p.sass_exact = *v;
+  }
+  if (const auto* n = t->get("ptx")) {
+    if (const auto* s = n->as_string(); s && (s->get() == "newest" || s->get() == "none")) {
+      p.ptx_mode = s->get() == "newest" ? Policy::PtxMode::newest : Policy::PtxMode::none;
+    } else {
+      if (auto st = string_list(path, *t, "ptx", p.ptx); !st) return st.error();
+      p.ptx_mode = Policy::PtxMode::list;
+    }
+  }
+  if (auto st = string_list(path, *t, "gpus", p.gpus); !st) return st.error();
+  if (const auto* n = t->get("min-driver")) {
+    auto v = n->value<std::string>();
+    if (!v) return Error(where(path, *n) + ": min-driver must be a string such as \"570.26\"");
+    p.min_driver = *v;
+  }
+  for (const char* key : {"max-size", "max-installed-size"}) {
+    const auto* n = t->get(key);
+    if (!n) continue;
+    std::optional<uint64_t> bytes;
+    if (auto i = n->value<int64_t>(); i && *i >= 0) bytes = static_cast<uint64_t>(*i);
+    else if (auto s = n->value<std::string>()) bytes = parse_size(*s);
+    if (!bytes) return Error(where(path, *n) + ": " + key + " must be a size such as \"200MB\"");
+    (std::string(key) == "max-size" ? p.max_size : p.max_installed_size) = bytes;
+  }
+  if (auto st = string_list(path, *t, "exports", p.exports); !st) return st.error();
+  if (auto st = string_list(path, *t, "license-files", p.license_files); !st) return st.error();
+  if (auto st = string_list(path, *t, "entry-points", p.entry_points); !st) return st.error();
+  if (auto st = string_list(path, *t, "select", p.select); !st) return st.error();
+  if (auto st = string_list(path, *t, "ignore", p.ignore); !st) return st.error();
+  if (const auto* n = t->get("pin")) {
+    const auto* pt = n->as_table();
+    if (!pt) return Error(where(path, *n) + ": pin must be a table such as { mycore = \"exact\" }");
+    for (const auto& [k, v] : *pt) {
+      auto s = v.value<std::string>();
+      if (!s || *s != "exact") return Error(where(path, v) + ": pin." + std::string(k.str()) + " must be \"exact\"");
+      p.pins[std::string(k.str())] = *s;
+    }
+  }
+  if (const auto* n = t->get("severity")) {
+    const auto* st = n->as_table();
+    if (!st) return Error(where(path, *n) + ": severity must be a table of rule = \"error\"|\"warning\"|\"off\"");
+    for (const auto& [k, v] : *st) {
+      auto s = v.value<std::string>();
+      auto sev = s ? parse_severity(*s) : std::nullopt;
+      if (!sev) return Error(where(path, v) + ": severity." + std::string(k.str()) + " must be error, warning or off");
+      if (!find_rule(k.str())) {
+        std::string hint = suggest_rule(k.str());
+        return Error(where(path, v) + ": unknown rule \"" + std::string(k.str()) + "\"" +
+                     (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+      }
+      p.severity[std::string(find_rule(k.str())->name)] = *sev;
+    }
+  }
+  for (const auto* list : {&p.select, &p.ignore})
+    for (auto& r : *const_cast<std::vector<std::string>*>(list)) {
+      const RuleInfo* ri = find_rule(r);
+      if (!ri) {
+        std::string hint = suggest_rule(r);
+        return Error(path + ": unknown rule \"" + r + "\"" + (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+      }
+      r = std::string(ri->name);
+    }
+  return p;
+}
+
+std::string find_policy_file(const std::string& start) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(start, ec);
+  if (ec) return "";
+  while (true) {
+    fs::path c = dir / "cuwheel.toml";
+    if (fs::exists(c, ec)) return c.string();
+    fs::path py = dir / "pyproject.toml";
+    if (fs::exists(py, ec)) {
+      auto parsed = toml::parse_file(py.string());
+      if (parsed) {
+        const auto* tool = parsed.table().get_as<toml::table>("tool");
+        if (tool && tool->get_as<toml::table>("cuwheel")) return py.string();
+      }
+    }
+    if (!dir.has_parent_path() || dir.parent_path() == dir) break;
+    dir = dir.parent_path();
+  }
+  return "";
+}
+
+}  // namespace cuwheel::check

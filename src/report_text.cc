@@ -1,0 +1,25 @@
+// Text renderer for check findings. See include/cuwheel/report.h.
+#include "cuwheel/report.h"
+
+namespace cuwheel::check {
+
+std::string render_text(const std::vector<Finding>& findings, const ReportSummary& s) {
+  std::string out;
+  for (const auto& f : findings) {
+    out += f.path;
+    if (!f.member.empty()) out += ":" + f.member;
+    out += ": " + std::string(to_string(f.severity)) + "[" + f.rule + "]: " + f.message + "\n";
+    if (!f.location.empty()) out += "  where: " + f.location + "\n";
+    if (!f.hint.empty()) out += "  help:  " + f.hint + "\n";
+  }
+  for (const auto& [where, msg] : s.unreadable) out += where + ": error[unreadable]: " + msg + "\n";
+  std::string summary = std::to_string(s.inputs) + (s.inputs == 1 ? " input" : " inputs") + " checked: " +
+                        std::to_string(s.errors) + (s.errors == 1 ? " error" : " errors") + ", " +
+                        std::to_string(s.warnings) + (s.warnings == 1 ? " warning" : " warnings");
+  if (!s.unreadable.empty()) summary += ", " + std::to_string(s.unreadable.size()) + " unreadable";
+  summary += s.policy_source.empty() ? " (built-in policy)" : " (policy: " + s.policy_source + ")";
+  out += summary + "\n";
+  return out;
+}
+
+}  // namespace cuwheel::check
