@@ -6,6 +6,8 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc)
 FUZZ_SECONDS ?= 20
+# Only the fuzz targets are built in the fuzz tree (not the CLI or tests).
+FUZZ_TARGETS = $(basename $(notdir $(wildcard fuzz/fuzz_*.cc)))
 
 .PHONY: all deps build demo test unit-asan fuzz-smoke clean fixtures bench
 
@@ -36,7 +38,7 @@ test: deps
 
 fuzz-smoke: deps
 	CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUWHEEL_FUZZ=ON -DCUWHEEL_TESTS=OFF
-	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
 	bash scripts/fuzz-smoke.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # Rebuilds the committed fixtures and golden listings (needs nvcc and
