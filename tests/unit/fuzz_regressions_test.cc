@@ -1,6 +1,8 @@
-// Inputs found by the fuzz targets (fuzz/fuzz_*.cc), minimised, each kept as
-// a named test of the behaviour it proves. The same bytes are in the fuzz
-// corpus (fuzz/corpus/<target>/regression-*), so the fuzzers start from them.
+// Bugs found by the fuzz targets (fuzz/fuzz_*.cc), or while reading the code
+// they reach and then confirmed under their sanitizers: each input,
+// minimised, is kept as a named test of the behaviour it proves. The same
+// bytes are in the fuzz corpus (fuzz/corpus/<target>/regression-* and the
+// hostile-* seeds), so the fuzzers start from them.
 #include <gtest/gtest.h>
 
 #include <lz4.h>
