@@ -1,0 +1,56 @@
+// uncovered-gpu: every GPU of the policy's `gpus` list must be able to run
+// every library that carries device code, natively or by JIT, by the
+// prediction of cuda-facts.md 1.6:
+//   1. a cubin sm_X.y with the GPU's major and y <= its minor runs natively;
+//      an 'a' cubin only on its exact CC, an 'f' cubin on its family;
+//      Jetson/Tegra CCs only match themselves;
+//   2. else PTX compute_ZW with ZW <= the GPU's CC is JIT-compiled; 'a' PTX
+//      only on its exact CC, 'f' PTX only within its family;
+//   3. else the launch fails with "no kernel image is available" (209).
+// Field report 14: sm_52 and sm_86 SASS, no PTX, on an RTX 5070 Ti (12.0).
+// Whether the driver can JIT the PTX's ISA is ptx-needs-newer-driver's job.
+#include <algorithm>
+
+#include "device_arch.h"
+#include "rules.h"
+
+namespace cuwheel::check::rule_impl {
+
+void uncovered_gpu(const Context& ctx, Emitter& out) {
+  if (ctx.policy.gpus.empty()) return;
+  std::vector<std::pair<std::string, int>> gpus;  // (as written, SM number)
+  for (const auto& g : ctx.policy.gpus)
+    if (auto a = device::parse_arch(g)) gpus.emplace_back(g, a->sm);
+  for (const auto& lib : ctx.model.libraries) {
+    if (!device::has_sass_or_ptx(lib)) continue;
+    std::vector<device::Arch> sass, ptx;
+    for (const auto& s : lib.summary.sass)
+      if (auto a = device::parse_arch(s)) sass.push_back(*a);
+    for (const auto& s : lib.summary.ptx)
+      if (auto a = device::parse_arch(s)) ptx.push_back(*a);
+    std::vector<std::string> uncovered;
+    for (const auto& [name, gpu] : gpus) {
+      bool native = std::any_of(sass.begin(), sass.end(), [&](const device::Arch& a) { return device::sass_runs_on(a, gpu); });
+      bool jit = std::any_of(ptx.begin(), ptx.end(), [&](const device::Arch& a) { return device::ptx_runs_on(a, gpu); });
+      if (!native && !jit && std::find(uncovered.begin(), uncovered.end(), name) == uncovered.end())
+        uncovered.push_back(name);
+    }
+    if (uncovered.empty()) continue;
+    std::string msg = device::label(ctx, lib) + " cannot run on " + device::join(uncovered) +
+                      ": no SASS for it and no PTX it can JIT (SASS: " +
+                      (lib.summary.sass.empty() ? std::string("none") : device::join(lib.summary.sass)) +
+                      "; PTX: " + (lib.summary.ptx.empty() ? std::string("none") : device::join(lib.summary.ptx)) + ")";
+    std::vector<std::string> flags;
+    for (const auto& u : uncovered) {
+      auto a = device::parse_arch(u);
+      device::Arch plain{a->sm, 0};
+      flags.push_back("-gencode arch=" + device::ptx_name(plain) + ",code=[" + device::sass_name(plain) + "," +
+                      device::ptx_name(plain) + "]");
+    }
+    out.emit(lib.member, device::location(lib), msg,
+             "add SASS for the GPU, or plain PTX of an architecture at or below it: " + device::join(flags, " ") +
+                 " (or `+PTX` on the last entry of TORCH_CUDA_ARCH_LIST)");
+  }
+}
+
+}  // namespace cuwheel::check::rule_impl
