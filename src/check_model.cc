@@ -21,7 +21,7 @@ void read_library(LibraryModel& lib, ByteView bytes, const std::function<void(By
   lib.is_elf = is_elf(bytes);
   WarningSink w;
   if (lib.is_elf) {
-    auto lf = read_load_facts(bytes, &w);
+    auto lf = read_load_facts(bytes, &w, done);
     if (!lf) {
       lib.error = lf.error().message();
       lib.is_elf = false;
@@ -40,6 +40,7 @@ void read_library(LibraryModel& lib, ByteView bytes, const std::function<void(By
           if ((s.other & 0x3) == 1 || (s.other & 0x3) == 2) continue;  // internal / hidden
           if (s.type != 1 /*OBJECT*/ && s.type != 2 /*FUNC*/ && s.type != 10 /*IFUNC*/ && s.type != 6 /*TLS*/) continue;
           lib.exports.push_back(s.name);
+          lib.export_weak.push_back(s.bind == 2);
         }
       }
     }

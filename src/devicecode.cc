@@ -1,6 +1,10 @@
 // Device code of one object. See include/cuwheel/devicecode.h.
 #include "cuwheel/devicecode.h"
 
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
 #include "cuwheel/elf.h"
 
 namespace cuwheel {
@@ -33,21 +37,16 @@ void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSin
     f.payload_error = err.message();
     if (warnings) warnings->warn(err.message());
   };
+  // (fill_payloads passes no sink: errors stay in payload_error until then.)
   if (e.kind == fatbin::kElf) {
     if (f.compression == fatbin::Compression::none) {
       auto c = cubin::read_cubin(e.stored, depth == Depth::full);
       if (c) f.cubin = std::move(*c);
       else fail(c.error().context("entry at " + hex(e.offset)));
     } else if (depth == Depth::arch) {
-      auto pre = fatbin::decode_prefix(e, 64);
-      if (!pre) return fail(pre.error());
-      auto c = cubin::read_cubin_header(*pre);
-      if (!c) return fail(c.error().context("entry at " + hex(e.offset)));
-      // An ABI v8 cubin records 'a' in a section; without decoding the whole
-      // payload, take it from the entry header (they agree in every
-      // toolchain-built file; Depth::full checks).
-      if (c->abi_version >= 8) c->arch_a = e.arch_a();
-      f.cubin = std::move(*c);
+      // Decoding even the first 64 bytes of a ZSTD frame costs a whole block
+      // (up to 128 KiB); for thousands of entries that dominates a listing.
+      return;
     } else {
       auto d = fatbin::decode(e);
       if (!d) return fail(d.error());
@@ -66,8 +65,7 @@ void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSin
   }
 }
 
-EntryFacts facts_of(const fatbin::Entry& e, size_t container, const fatbin::Located* where, Depth depth,
-                    WarningSink* warnings, const DoneFn& done) {
+EntryFacts facts_of(const fatbin::Entry& e, size_t container, const fatbin::Located* where) {
   EntryFacts f;
   f.offset = e.offset;
   f.container = container;
@@ -87,9 +85,51 @@ EntryFacts facts_of(const fatbin::Entry& e, size_t container, const fatbin::Loca
   f.stored_size = e.stored.size();
   f.size = f.compression == fatbin::Compression::none ? e.payload_size : e.uncompressed_size;
   f.identifier = e.identifier;
-  fill_payload(f, e, depth, warnings);
-  if (done && depth != Depth::headers) done(e.stored);
   return f;
+}
+
+// Reads the payload facts of every entry. Entries are independent, so at
+// Depth::full (which decodes every compressed payload) the work is spread
+// over the machine's cores; warnings are emitted afterwards, in entry order,
+// so the output does not depend on the schedule.
+void fill_payloads(std::vector<EntryFacts>& facts, const std::vector<const fatbin::Entry*>& entries, Depth depth,
+                   WarningSink* warnings, const DoneFn& done) {
+  if (depth == Depth::headers) return;
+  auto work = [&](size_t i) {
+    fill_payload(facts[i], *entries[i], depth, nullptr);
+    if (done) done(entries[i]->stored);
+  };
+  size_t threads = 1;
+  if (depth == Depth::full && entries.size() >= 16)
+    threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
+  if (threads <= 1) {
+    for (size_t i = 0; i < entries.size(); ++i) work(i);
+  } else {
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    auto worker = [&] {
+      for (size_t i = next++; i < entries.size(); i = next++) work(i);
+    };
+    for (size_t t = 1; t < threads; ++t) {
+      try {
+        pool.emplace_back(worker);
+      } catch (...) {
+        break;  // no more threads: the ones started, and this one, finish the work
+      }
+    }
+    worker();
+    for (auto& th : pool) th.join();
+  }
+  if (!warnings) return;
+  for (const auto& f : facts) {
+    if (!f.payload_error.empty()) warnings->warn(f.payload_error);
+    // The driver selects on the entry header, the listing names the cubin:
+    // a disagreement means a crafted or damaged file.
+    if (depth == Depth::full && f.cubin && f.sm != 0 &&
+        (f.cubin->sm != f.sm || (f.cubin->arch_a != f.arch_a && f.cubin->abi_version >= 8)))
+      warnings->warn("entry at " + hex(f.offset) + ": the entry header says " + f.header_arch() + " but the cubin is " +
+                     f.cubin->arch_name());
+  }
 }
 
 }  // namespace
@@ -103,8 +143,13 @@ Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* w
     auto cs = fatbin::parse_region(data, 0, &partial);
     if (!cs) return cs.error();
     out.containers = cs->size();
+    std::vector<const fatbin::Entry*> raw;
     for (size_t i = 0; i < cs->size(); ++i)
-      for (const auto& e : (*cs)[i].entries) out.entries.push_back(facts_of(e, i, nullptr, depth, warnings, done));
+      for (const auto& e : (*cs)[i].entries) {
+        out.entries.push_back(facts_of(e, i, nullptr));
+        raw.push_back(&e);
+      }
+    fill_payloads(out.entries, raw, depth, warnings, done);
     out.has_executable = true;
     return out;
   }
@@ -129,12 +174,18 @@ Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* w
   auto located = fatbin::find_in_elf(*f, warnings, &out.stopped, done);
   if (!located) return located.error();
   out.containers = located->size();
+  std::vector<const fatbin::Entry*> raw;
   for (size_t i = 0; i < located->size(); ++i) {
     const auto& l = (*located)[i];
     if (l.origin == fatbin::Origin::executable) out.has_executable = true;
-    for (const auto& e : l.container.entries) out.entries.push_back(facts_of(e, i, &l, depth, warnings, done));
-    if (done) done(data.subspan(l.container.offset, l.container.end() - l.container.offset));
+    for (const auto& e : l.container.entries) {
+      out.entries.push_back(facts_of(e, i, &l));
+      raw.push_back(&e);
+    }
   }
+  fill_payloads(out.entries, raw, depth, warnings, done);
+  if (done)
+    for (const auto& l : *located) done(data.subspan(l.container.offset, l.container.end() - l.container.offset));
   return out;
 }
 

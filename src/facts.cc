@@ -26,7 +26,7 @@ int cudart_major(const std::string& soname) {
 
 }  // namespace
 
-Expected<LoadFacts> read_load_facts(ByteView data, WarningSink* warnings) {
+Expected<LoadFacts> read_load_facts(ByteView data, WarningSink* warnings, const std::function<void(ByteView)>& done) {
   auto f = elf::File::parse(data, warnings);
   if (!f) return f.error();
   LoadFacts lf;
@@ -57,24 +57,33 @@ Expected<LoadFacts> read_load_facts(ByteView data, WarningSink* warnings) {
       return lf;
     }
   }
-  // Static runtime: cudart's own marker symbols survive in .symtab...
-  auto syms = f->static_symbols();
-  if (syms) {
-    for (const auto& s : *syms)
-      if (s.name.rfind("libcudart_static_", 0) == 0) {
-        lf.runtime.kind = CudaRuntime::Kind::static_runtime;
-        lf.runtime.evidence = "symbol " + s.name.substr(0, 17) + "*";
-        return lf;
-      }
+  // Static runtime: cudart's own marker symbols survive in .symtab. Their
+  // names are searched in the string table in place ("\0libcudart_static_"),
+  // which avoids materialising every symbol of a large library.
+  static const char kSymMarker[] = "\0libcudart_static_";
+  for (const auto& sec : f->sections()) {
+    if (sec.type != elf::SHT_SYMTAB || sec.link >= f->sections().size()) continue;
+    auto strtab = f->section_data(f->sections()[sec.link]);
+    if (!strtab || strtab->empty()) continue;
+    bool hit = memmem(strtab->data(), strtab->size(), kSymMarker, sizeof kSymMarker - 1) != nullptr;
+    if (done) done(*strtab);
+    if (hit) {
+      lf.runtime.kind = CudaRuntime::Kind::static_runtime;
+      lf.runtime.evidence = "symbol libcudart_static_*";
+      return lf;
+    }
   }
   // ...and its error-name table survives stripping, in .rodata.
   if (const elf::Section* ro = f->find_section(".rodata")) {
     auto v = f->section_data(*ro);
     static const char kMarker[] = "cudaErrorCudartUnloading";
-    if (v && !v->empty() &&
-        memmem(v->data(), v->size(), kMarker, sizeof kMarker - 1) != nullptr) {
-      lf.runtime.kind = CudaRuntime::Kind::static_runtime;
-      lf.runtime.evidence = "cudart error-name table in .rodata";
+    if (v && !v->empty()) {
+      bool hit = memmem(v->data(), v->size(), kMarker, sizeof kMarker - 1) != nullptr;
+      if (done) done(*v);
+      if (hit) {
+        lf.runtime.kind = CudaRuntime::Kind::static_runtime;
+        lf.runtime.evidence = "cudart error-name table in .rodata";
+      }
     }
   }
   return lf;

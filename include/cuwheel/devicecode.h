@@ -23,7 +23,12 @@ namespace cuwheel {
 /// How much of each payload to read.
 enum class Depth {
   headers,  ///< entry headers only; no payload bytes touched
-  arch,     ///< plus each cubin's own architecture (ELF header, `.nv.compat`); decodes at most 64 bytes of a compressed cubin
+  /// plus each stored-raw cubin's own architecture (ELF header,
+  /// `.nv.compat`), read in place. Compressed cubins are not decoded: their
+  /// entry header names the architecture (EntryFacts::cubin stays empty), which
+  /// agrees with the cubin in every toolchain-built file; Depth::full decodes
+  /// them and warns when the two disagree.
+  arch,
   full,     ///< plus kernels and PTX directives: compressed payloads are decoded
 };
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,7 +42,10 @@ struct LoadFacts {
 /// a `libcudart_static_*` symbol, or cudart's error-name table string
 /// ("cudaErrorCudartUnloading") in `.rodata` of a file that does not NEED
 /// libcudart and is not libcudart itself. Errors: not a readable ELF file.
-Expected<LoadFacts> read_load_facts(ByteView data, WarningSink* warnings);
+/// `done`, when set, receives the large tables once scanned (`.strtab`,
+/// `.rodata`) so a caller can let their pages go (Blob::release).
+Expected<LoadFacts> read_load_facts(ByteView data, WarningSink* warnings,
+                                    const std::function<void(ByteView)>& done = {});
 
 /// The architectures and sizes of a library's device code, for summaries.
 struct DeviceSummary {

@@ -133,10 +133,9 @@ class ShowVisitor : public InputVisitor {
     r.owner = obj.owner;
     WarningSink w;
     if (elf::File::has_magic(obj.bytes)) {
-      auto lf = read_load_facts(obj.bytes, &w);
+      auto lf = read_load_facts(obj.bytes, &w, [&obj](ByteView v) { obj.release(v); });
       if (!lf) return error(obj.display(), lf.error());
       r.load = std::move(*lf);
-      obj.release(obj.bytes);  // the symbol tables and .rodata scan are done with
     } else if (!looks_like_object(obj.bytes)) {
       // Only plain inputs reach here with non-object bytes.
       return error(obj.display(), Error("not an ELF file, static archive or fatbin"));
