@@ -89,6 +89,7 @@ struct LibraryModel {
   bool is_elf = false;
   LoadFacts load;            ///< valid when is_elf
   std::vector<std::string> exports;  ///< defined global/weak dynamic symbols (functions and objects)
+  std::vector<bool> export_weak;     ///< parallel to exports: STB_WEAK (inline/template copies the loader merges)
   std::vector<elf::VersionNeed> version_needs;
   std::vector<std::string> version_need_files;  ///< files named in .gnu.version_r
   DeviceCode device;         ///< entries with cubin architectures (Depth::arch)
