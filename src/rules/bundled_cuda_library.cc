@@ -1,0 +1,52 @@
+// bundled-cuda-library: a CUDA toolkit library that an NVIDIA pip package
+// provides (libclass: LibraryKind::cuda_toolkit) is shipped inside the wheel,
+// found by file name or by DT_SONAME. NVIDIA's own wheels, which are the
+// providers, are exempt for the libraries they provide.
+#include <set>
+
+#include "loading_util.h"
+#include "rules.h"
+
+namespace cuwheel::check::rule_impl {
+
+namespace {
+std::string provider_text(const LibraryClass& c) {
+  std::string out;
+  for (int major : {12, 13}) {
+    const Provision* p = c.provision(major);
+    if (!p) continue;
+    out += std::string(out.empty() ? "" : "; ") + "CUDA " + std::to_string(major) + ": " + std::string(p->distribution);
+    if (!p->toolkit_extra.empty()) out += " (cuda-toolkit[" + std::string(p->toolkit_extra) + "])";
+  }
+  return out;
+}
+}  // namespace
+
+void bundled_cuda_library(const Context& ctx, Emitter& out) {
+  std::set<std::string> flagged;
+  auto flag = [&](const std::string& member, const std::string& name, const LibraryClass& c, const std::string& how) {
+    if (!flagged.insert(member).second) return;
+    if (loading::provided_by_self(ctx.model, member, name)) return;
+    std::string prov = provider_text(c);
+    out.emit(member, how,
+             name + " is a CUDA library that NVIDIA's pip packages provide; shipping a copy duplicates it and can clash "
+                    "with the packaged one",
+             "leave it out of the wheel (auditwheel repair --exclude '" + name.substr(0, name.find(".so") + 3) +
+                 "*'), declare the package in Requires-Dist" + (prov.empty() ? "" : " (" + prov + ")") +
+                 " and point RUNPATH at its folder");
+  };
+  for (const auto& m : ctx.model.members) {
+    std::string base = base_name(m.name);
+    auto c = classify_soname(base);
+    if (c.kind == LibraryKind::cuda_toolkit) flag(m.name, base, c, "file name");
+  }
+  for (const auto& lib : ctx.model.libraries) {
+    if (!loading::loadable(lib) || !lib.load.soname) continue;
+    // Installed environments: NVIDIA's own distributions are the providers.
+    if (!lib.owner.empty() && lookup_distribution(lib.owner)) continue;
+    auto c = classify_soname(*lib.load.soname);
+    if (c.kind == LibraryKind::cuda_toolkit) flag(lib.member, *lib.load.soname, c, "DT_SONAME");
+  }
+}
+
+}  // namespace cuwheel::check::rule_impl

@@ -1,0 +1,54 @@
+// duplicate-symbol: two shipped libraries both export the same dynamic
+// symbol with a strong (STB_GLOBAL) definition. Whichever loads first wins
+// for every caller (interposition); registries and singletons then exist
+// twice. Weak definitions (C++ inline functions and template instances,
+// merged by design), the symbols every linker defines (_init, _fini, _edata,
+// _end, __bss_start) and copies of one library under two names (same
+// DT_SONAME) are not reported. One finding per pair of libraries.
+#include <map>
+#include <set>
+#include <string_view>
+
+#include "loading_util.h"
+#include "rules.h"
+
+namespace cuwheel::check::rule_impl {
+
+namespace {
+bool ignored(const std::string& s) {
+  for (std::string_view i : {"_init", "_fini", "_edata", "_end", "__bss_start", "_DYNAMIC", "_GLOBAL_OFFSET_TABLE_"})
+    if (s == i) return true;
+  return false;
+}
+}  // namespace
+
+void duplicate_symbol(const Context& ctx, Emitter& out) {
+  const auto& libs = ctx.model.libraries;
+  std::map<std::string, size_t> owner;                          // symbol -> first library index
+  std::map<std::pair<size_t, size_t>, std::vector<std::string>> clashes;
+  std::set<std::string> sonames_seen;
+  for (size_t i = 0; i < libs.size(); ++i) {
+    const auto& lib = libs[i];
+    if (!loading::loadable(lib) || lib.load.type != 3 /*ET_DYN*/) continue;
+    // The same library under two file names (wheels have no symlinks).
+    if (lib.load.soname && !sonames_seen.insert(*lib.load.soname).second) continue;
+    for (size_t k = 0; k < lib.exports.size(); ++k) {
+      const auto& s = lib.exports[k];
+      if ((k < lib.export_weak.size() && lib.export_weak[k]) || ignored(s)) continue;
+      auto [it, fresh] = owner.emplace(s, i);
+      if (!fresh && it->second != i) clashes[{it->second, i}].push_back(s);
+    }
+  }
+  for (const auto& [pair, syms] : clashes) {
+    const auto& a = libs[pair.first];
+    const auto& b = libs[pair.second];
+    out.emit(b.member, "dynamic symbols",
+             b.member + " and " + a.member + " both export " + std::to_string(syms.size()) + " symbol" +
+                 (syms.size() == 1 ? "" : "s") + " (" + loading::join_some(syms, 4) +
+                 "); the first one loaded wins for every caller",
+             "give each symbol one owner: hide it in one library (-fvisibility=hidden, a version script) or link the "
+             "shared code once as its own library");
+  }
+}
+
+}  // namespace cuwheel::check::rule_impl

@@ -1,0 +1,69 @@
+// undeclared-dependency: a library of the wheel NEEDs a CUDA library
+// (libclass: cuda_toolkit) that it does not ship, and Requires-Dist declares
+// no NVIDIA package that installs it, neither directly, nor through
+// cuda-toolkit[extra], nor behind an extra. The map from soname to
+// distribution is per CUDA major (libclass); where a soname fits both majors,
+// the wheel's claimed major decides. One finding per missing distribution.
+// Field report 18 (pytorch/pytorch#146679).
+#include <map>
+#include <set>
+
+#include "dependency_common.h"
+#include "rules.h"
+
+namespace cuwheel::check::rule_impl {
+
+void undeclared_dependency(const Context& ctx, Emitter& out) {
+  const auto& m = ctx.model;
+  if (m.kind != CheckModel::Kind::wheel) return;
+  auto reqs = loading::read_requirements(m);
+  auto claim = loading::claimed_major(m, ctx.policy, reqs);
+  auto tree = loading::build_tree(m);
+  std::set<std::string> shipped;
+  for (const auto& [d, names] : tree.files) shipped.insert(names.begin(), names.end());
+  std::string self = loading::wheel_name(m);
+  struct Missing {
+    std::string member, extra;
+    std::set<std::string> names;
+    size_t libs = 0;
+  };
+  std::map<std::string, Missing> missing;  // distribution -> what needs it
+  for (const auto& lib : m.libraries) {
+    if (!loading::loadable(lib)) continue;
+    std::set<std::string> counted;
+    for (const auto& n : lib.load.needed) {
+      auto c = classify_soname(n);
+      if (c.kind != LibraryKind::cuda_toolkit || shipped.count(n)) continue;
+      auto majors = loading::candidate_majors(c, claim);
+      if (majors.empty()) continue;
+      bool ok = false;
+      std::string want, extra;
+      for (int major : majors) {
+        const Provision* p = c.provision(major);
+        if (std::string(p->distribution) == self || reqs.has(std::string(p->distribution))) ok = true;
+        if (want.empty()) {
+          want = std::string(p->distribution);
+          extra = std::string(p->toolkit_extra);
+        } else {
+          want += " or " + std::string(p->distribution);
+        }
+      }
+      if (ok) continue;
+      auto& miss = missing[want];
+      if (miss.member.empty()) miss.member = lib.member;
+      miss.extra = extra;
+      miss.names.insert(n);
+      if (counted.insert(want).second) ++miss.libs;
+    }
+  }
+  for (const auto& [dist, miss] : missing) {
+    std::vector<std::string> names(miss.names.begin(), miss.names.end());
+    out.emit(miss.member, "DT_NEEDED " + names.front(),
+             loading::join_some(names, 3) + " (needed by " + std::to_string(miss.libs) + " librar" +
+                 (miss.libs == 1 ? "y" : "ies") + ") comes from " + dist + ", which Requires-Dist does not declare",
+             "add Requires-Dist: " + dist + (miss.extra.empty() ? "" : " (or cuda-toolkit[" + miss.extra + "])") +
+                 " with a lower bound matching the toolkit you built with");
+  }
+}
+
+}  // namespace cuwheel::check::rule_impl
