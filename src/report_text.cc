@@ -12,7 +12,11 @@ std::string render_text(const std::vector<Finding>& findings, const ReportSummar
     if (!f.location.empty()) out += "  where: " + f.location + "\n";
     if (!f.hint.empty()) out += "  help:  " + f.hint + "\n";
   }
-  for (const auto& [where, msg] : s.unreadable) out += where + ": error[unreadable]: " + msg + "\n";
+  for (const auto& [where, msg] : s.unreadable) {
+    // Reader messages usually start with the path already.
+    std::string m = msg.rfind(where + ": ", 0) == 0 ? msg.substr(where.size() + 2) : msg;
+    out += where + ": error[unreadable]: " + m + "\n";
+  }
   std::string summary = std::to_string(s.inputs) + (s.inputs == 1 ? " input" : " inputs") + " checked: " +
                         std::to_string(s.errors) + (s.errors == 1 ? " error" : " errors") + ", " +
                         std::to_string(s.warnings) + (s.warnings == 1 ? " warning" : " warnings");

@@ -215,5 +215,29 @@ expect_out "bad.fatbin: fatbin container" "$WORK/err"
 expect_rc 0 list libplain.so
 if grep -q $'\r' "$WORK/out" "$WORK/err"; then bad "progress line written to a pipe"; else ok; fi
 
+# check: exit 1 on an error-level finding, 2 on unreadable input or policy.
+expect_rc 1 check --select unsafe-path cuwheel_demo-1.0.0-4dotdot-cp312-cp312-manylinux_2_28_x86_64.whl
+expect_out 'error\[unsafe-path\]: member name has a `\.\.` component'
+expect_rc 0 check --select unsafe-path "$WHEEL"
+expect_out '^1 input checked: 0 errors, 0 warnings'
+expect_rc 2 check --select unsafe-path does_not_exist.whl "$WHEEL"
+expect_out 'does_not_exist.whl: error\[unreadable\]'
+expect_rc 2 check --select unsafe-paht "$WHEEL"
+expect_out 'did you mean "unsafe-path"' "$WORK/err"
+printf 'cuda-major = 11\n' > "$WORK/bad.toml"
+expect_rc 2 check --policy "$WORK/bad.toml" "$WHEEL"
+expect_out 'bad.toml:1: cuda-major must be 12 or 13' "$WORK/err"
+expect_rc 0 check --select unsafe-path --format json "$WHEEL"
+expect_out '"command": "check"'
+expect_rc 1 check --select unsafe-path --format sarif cuwheel_demo-1.0.0-5absolute-cp312-cp312-manylinux_2_28_x86_64.whl
+expect_out '"ruleId": "CW301"'
+expect_rc 1 check --select unsafe-path --format github cuwheel_demo-1.0.0-5absolute-cp312-cp312-manylinux_2_28_x86_64.whl
+expect_out '^::error file=cuwheel_demo'
+expect_rc 0 rules
+expect_out '^CW301 +unsafe-path'
+expect_rc 0 rule unsafe-path
+expect_out '^## Why is this bad\?'
+expect_rc 2 rule no-such-rule
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
   CheckOptions check;
   auto* cmd_check = app.add_subcommand("check", "Check wheels (or libraries, or an installed environment) against a policy");
   cmd_check->add_option("--policy", check.policy, "Policy file (default: cuwheel.toml or [tool.cuwheel] in the nearest pyproject.toml)");
-  cmd_check->add_option("--select", check.select, "Only these rules (comma-separated names or codes)")->delimiter(',');
-  cmd_check->add_option("--ignore", check.ignore, "Never these rules (comma-separated)")->delimiter(',');
+  cmd_check->add_option("--select", check.select, "Only these rules (comma-separated names or codes)")->delimiter(',')->allow_extra_args(false);
+  cmd_check->add_option("--ignore", check.ignore, "Never these rules (comma-separated)")->delimiter(',')->allow_extra_args(false);
   cmd_check->add_option("--format", check.format, "Output format")
       ->check(CLI::IsMember({"text", "json", "sarif", "github"}))
       ->default_str("text");
@@ -131,8 +131,8 @@ int main(int argc, char** argv) {
   cmd_check->add_option("--max-size", check.max_size, "Largest wheel size, e.g. 200MB");
   cmd_check->add_option("--exports", check.exports, "Allowed exported symbols, glob patterns, comma-separated");
   cmd_check->add_option("--license-file", check.license_files, "Files that must be in the wheel, comma-separated");
-  cmd_check->add_option("--pin", check.pins, "DIST=exact: Requires-Dist must pin DIST with ==");
-  cmd_check->add_option("--severity", check.severity, "RULE=error|warning|off");
+  cmd_check->add_option("--pin", check.pins, "DIST=exact: Requires-Dist must pin DIST with ==")->allow_extra_args(false);
+  cmd_check->add_option("--severity", check.severity, "RULE=error|warning|off")->allow_extra_args(false);
   cmd_check->add_option("PATH", check.paths, "Wheel, folder of wheels, shared library or installed environment")->required();
 
   app.add_subcommand("rules", "List the check rules");
