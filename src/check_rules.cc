@@ -31,6 +31,19 @@ void Emitter::emit(const std::string& member, const std::string& location, const
   out_.push_back(std::move(f));
 }
 
+void Emitter::emit_on(const CheckModel& model, const std::string& member, const std::string& location,
+                      const std::string& message, const std::string& hint) {
+  Finding f;
+  f.rule = rule_;
+  f.severity = severity_;
+  f.path = model.path;
+  f.member = member;
+  f.location = location;
+  f.message = message;
+  f.hint = hint;
+  out_.push_back(std::move(f));
+}
+
 const std::vector<RuleInfo>& rules() {
   static const std::vector<RuleInfo> table = [] {
     std::vector<RuleInfo> t;

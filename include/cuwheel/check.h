@@ -158,6 +158,10 @@ class Emitter {
   /// Reports a finding on `member` (or the whole input when empty).
   void emit(const std::string& member, const std::string& location, const std::string& message,
             const std::string& hint = "");
+  /// The same for another model of the run (release-set rules, which run
+  /// once but report on the wheel at fault).
+  void emit_on(const CheckModel& model, const std::string& member, const std::string& location,
+               const std::string& message, const std::string& hint = "");
 
  private:
   std::string rule_;
