@@ -66,7 +66,8 @@ bool has_sass_or_ptx(const LibraryModel& lib) {
 }
 
 std::string label(const Context& ctx, const LibraryModel& lib) {
-  std::string base = lib.member.empty() ? base_name(ctx.model.path) : lib.member;
+  // The finding's member already carries the path; the message names the file.
+  std::string base = base_name(lib.member.empty() ? ctx.model.path : lib.member);
   if (!lib.archive_member.empty()) base += "(" + lib.archive_member + ")";
   return base;
 }

@@ -50,8 +50,8 @@ bool ptx_runs_on(const Arch& ptx, int gpu);
 /// SASS/PTX/GPU rules leave it alone.
 bool has_sass_or_ptx(const LibraryModel& lib);
 
-/// How a message names the library: the wheel member, "lib.a(obj.o)", or
-/// the input's file name for a plain file.
+/// How a message names the library: the member's file name, "lib.a(obj.o)"
+/// for an archive member, or the input's file name for a plain file.
 std::string label(const Context& ctx, const LibraryModel& lib);
 
 /// Finding::location for the library: "archive member obj.o" or "".
