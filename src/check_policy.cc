@@ -1,4 +1,4 @@
-// Policy files. See include/cuwheel/check.h and docs/policy.md.
+// Policy files. See include/cuwheel/check.h and docs/check.md.
 // Header-only with exceptions off: errors come back as values (toml::parse_result),
 // so nothing is thrown across the library boundary.
 #define TOML_HEADER_ONLY 1

@@ -46,7 +46,7 @@ struct Finding {
 
 /// What the wheel must satisfy. Loaded from `[tool.cuwheel]` of the nearest
 /// pyproject.toml, or cuwheel.toml, or --policy FILE; command-line flags
-/// override it. See docs/policy.md.
+/// override it. See docs/check.md.
 struct Policy {
   std::optional<int> cuda_major;            ///< 12 or 13
   std::vector<std::string> sass;            ///< architectures every device-code library must carry as SASS
