@@ -5,7 +5,8 @@
 // .13; NVIDIA folders on RPATH/RUNPATH that belong to one major,
 // nvidia/cu13/lib vs nvidia/cuda_runtime/lib) disagree; or Requires-Dist
 // asks for packages of both majors at once (unconditionally, or within
-// one extra).
+// one extra). Folder evidence counts only when a library's folders point at
+// one major (NVIDIA's cuDNN lists both majors' folders as fallbacks).
 #include <map>
 #include <set>
 
@@ -72,7 +73,7 @@ void cuda_major_mismatch(const Context& ctx, Emitter& out) {
   // What each library needs.
   for (const auto& lib : m.libraries) {
     if (!loading::loadable(lib)) continue;
-    std::map<int, std::vector<std::string>> need;  // major -> evidence
+    std::map<int, std::vector<std::string>> need, folders;  // major -> evidence
     for (const auto& n : lib.load.needed) {
       auto c = classify_soname(n);
       if (c.kind != LibraryKind::cuda_toolkit) continue;
@@ -83,10 +84,9 @@ void cuda_major_mismatch(const Context& ctx, Emitter& out) {
     if (where) {
       for (const auto& e : loading::all_entries(lib, loading::dir_of(*where))) {
         if (e.kind != loading::SearchEntry::Kind::origin || e.escapes) continue;
-        if (auto v = loading::folder_major(e.dir)) need[*v].push_back(e.tag + " " + e.raw);
+        if (auto v = loading::folder_major(e.dir)) folders[*v].push_back(e.tag + " " + e.raw);
       }
     }
-    if (need.empty()) continue;
     if (need.size() > 1) {
       out.emit(lib.member, "DT_NEEDED",
                "the library needs CUDA 12 (" + loading::join_some(need[12], 3) + ") and CUDA 13 (" +
@@ -94,6 +94,12 @@ void cuda_major_mismatch(const Context& ctx, Emitter& out) {
                "link it against one toolkit and point its RUNPATH at that major's folders");
       continue;
     }
+    // Folders count only when they point at one major: entries for both
+    // (nvidia-cudnn-cu13 lists CUDA 12 and 13 folders) are layout fallbacks.
+    if (need.empty() && folders.size() == 1) need = folders;
+    else if (!need.empty() && folders.count(need.begin()->first))
+      for (const auto& f : folders[need.begin()->first]) need.begin()->second.push_back(f);
+    if (need.empty()) continue;
     int major = need.begin()->first;
     if (claim && major != *claim) {
       out.emit(lib.member, "DT_NEEDED",

@@ -4,7 +4,8 @@
 // twice. Weak definitions (C++ inline functions and template instances,
 // merged by design), the symbols every linker defines (_init, _fini, _edata,
 // _end, __bss_start) and copies of one library under two names (same
-// DT_SONAME) are not reported. One finding per pair of libraries.
+// DT_SONAME) are not reported, nor Python extension modules (they export
+// PyInit_* and Python loads them RTLD_LOCAL). One finding per pair of libraries.
 #include <map>
 #include <set>
 #include <string_view>
@@ -32,6 +33,11 @@ void duplicate_symbol(const Context& ctx, Emitter& out) {
     if (!loading::loadable(lib) || lib.load.type != 3 /*ET_DYN*/) continue;
     // The same library under two file names (wheels have no symlinks).
     if (lib.load.soname && !sonames_seen.insert(*lib.load.soname).second) continue;
+    // Python extension modules are loaded RTLD_LOCAL: their exports never
+    // interpose on other libraries.
+    bool extension = false;
+    for (const auto& s : lib.exports) extension |= s.rfind("PyInit_", 0) == 0;
+    if (extension) continue;
     for (size_t k = 0; k < lib.exports.size(); ++k) {
       const auto& s = lib.exports[k];
       if ((k < lib.export_weak.size() && lib.export_weak[k]) || ignored(s)) continue;

@@ -6,7 +6,8 @@
 // or DT_SONAME, or the folder of an NVIDIA package that installs it (the
 // per-major layout: libnccl.so.2 lives in nvidia/nccl/lib, not in
 // nvidia/cu13/lib). Whether that package is declared is
-// undeclared-dependency's question. Field reports 7 and 8.
+// undeclared-dependency's question. One finding per unresolved name (the
+// first library that needs it, and how many others). Field reports 7 and 8.
 #include <fnmatch.h>
 
 #include <map>
@@ -35,6 +36,11 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
   const auto& m = ctx.model;
   if (m.kind != CheckModel::Kind::wheel) return;
   auto tree = loading::build_tree(m);
+  struct Agg {
+    std::string member, msg, hint;
+    size_t libs = 0;
+  };
+  std::map<std::string, Agg> agg;
   for (const auto& lib : m.libraries) {
     if (!loading::loadable(lib) || lib.member.empty()) continue;
     auto where = loading::install_path(lib.member);
@@ -85,9 +91,21 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
       } else {
         hint = "ship the library in the wheel (and reach it through $ORIGIN) or depend on a package that provides it";
       }
-      out.emit(lib.member, "DT_NEEDED " + n, msg, hint);
+      auto& a = agg[n];
+      if (a.libs++ == 0) {
+        a.member = lib.member;
+        a.msg = msg;
+        a.hint = hint;
+      }
     }
   }
+  // One finding per name: the first library's details, and how many others.
+  for (const auto& [n, a] : agg)
+    out.emit(a.member, "DT_NEEDED " + n,
+             a.msg + (a.libs > 1 ? " (and in " + std::to_string(a.libs - 1) + " other librar" +
+                                       (a.libs == 2 ? "y" : "ies") + " of the wheel)"
+                                 : ""),
+             a.hint);
 }
 
 }  // namespace cuwheel::check::rule_impl
