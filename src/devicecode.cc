@@ -173,6 +173,9 @@ Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* w
   }
   auto located = fatbin::find_in_elf(*f, warnings, &out.stopped, done);
   if (!located) return located.error();
+  // Finding the containers touched relocation tables and headers all over
+  // the file; let them go before the payloads are read.
+  if (done) done(data);
   out.containers = located->size();
   std::vector<const fatbin::Entry*> raw;
   for (size_t i = 0; i < located->size(); ++i) {

@@ -24,6 +24,19 @@ int cudart_major(const std::string& soname) {
   return v;
 }
 
+// Searches `hay` for `needle` in 8 MiB steps, handing each finished step to
+// `done`, so a large table never has to be resident all at once.
+bool find_chunked(ByteView hay, std::string_view needle, const std::function<void(ByteView)>& done) {
+  const size_t step = 8u << 20;
+  for (size_t off = 0; off < hay.size(); off += step) {
+    size_t len = std::min(hay.size() - off, step + needle.size() - 1);
+    bool hit = memmem(hay.data() + off, len, needle.data(), needle.size()) != nullptr;
+    if (done) done(hay.subspan(off, std::min(hay.size() - off, step)));
+    if (hit) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Expected<LoadFacts> read_load_facts(ByteView data, WarningSink* warnings, const std::function<void(ByteView)>& done) {
@@ -65,9 +78,7 @@ Expected<LoadFacts> read_load_facts(ByteView data, WarningSink* warnings, const 
     if (sec.type != elf::SHT_SYMTAB || sec.link >= f->sections().size()) continue;
     auto strtab = f->section_data(f->sections()[sec.link]);
     if (!strtab || strtab->empty()) continue;
-    bool hit = memmem(strtab->data(), strtab->size(), kSymMarker, sizeof kSymMarker - 1) != nullptr;
-    if (done) done(*strtab);
-    if (hit) {
+    if (find_chunked(*strtab, std::string_view(kSymMarker, sizeof kSymMarker - 1), done)) {
       lf.runtime.kind = CudaRuntime::Kind::static_runtime;
       lf.runtime.evidence = "symbol libcudart_static_*";
       return lf;
@@ -78,9 +89,7 @@ Expected<LoadFacts> read_load_facts(ByteView data, WarningSink* warnings, const 
     auto v = f->section_data(*ro);
     static const char kMarker[] = "cudaErrorCudartUnloading";
     if (v && !v->empty()) {
-      bool hit = memmem(v->data(), v->size(), kMarker, sizeof kMarker - 1) != nullptr;
-      if (done) done(*v);
-      if (hit) {
+      if (find_chunked(*v, std::string_view(kMarker, sizeof kMarker - 1), done)) {
         lf.runtime.kind = CudaRuntime::Kind::static_runtime;
         lf.runtime.evidence = "cudart error-name table in .rodata";
       }

@@ -437,7 +437,11 @@ Expected<std::vector<uint8_t>> decode(const Entry& e, uint64_t max_output) {
       // data costs only what it really decodes to.
       ZSTD_DCtx* dctx = ZSTD_createDCtx();
       if (!dctx) return Error("out of memory");
-      std::vector<uint8_t> out(static_cast<size_t>(std::min<uint64_t>(cap, 1u << 20)));
+      // Start at the declared size when the data could plausibly hold it
+      // (cubins compress about 10-60x), so a genuine large payload is
+      // decoded into one buffer without copies.
+      uint64_t plausible = std::max<uint64_t>(1u << 20, uint64_t(e.stored.size()) * 256);
+      std::vector<uint8_t> out(static_cast<size_t>(std::min<uint64_t>(cap, plausible)));
       ZSTD_inBuffer in{e.stored.data(), e.stored.size(), 0};
       size_t produced = 0;
       std::optional<Error> err;

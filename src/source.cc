@@ -57,12 +57,14 @@ Blob Blob::from_vector(std::vector<uint8_t> bytes) {
 
 void Blob::release(uint64_t offset, uint64_t length) const {
   if (!impl_ || !impl_->map || length == 0) return;
-  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  // Round to the kernel's fault-around window (64 KiB by default), not just
+  // to pages: a fault maps the whole aligned window, so pages next to the
+  // range would otherwise stay resident.
+  const uint64_t page = std::max<uint64_t>(static_cast<uint64_t>(sysconf(_SC_PAGESIZE)), 64 * 1024);
   if (!in_bounds(impl_->map_len, offset, length)) return;
   // Round outwards: the mapping is read-only and private, so dropping a
   // page that is still in use only means it is read again from the file on
-  // the next access (madvise(2), MADV_DONTNEED). Page faults map the pages
-  // around the faulting one too, so interior-only rounding would miss most.
+  // the next access (madvise(2), MADV_DONTNEED).
   uint64_t begin = offset / page * page;
   uint64_t end = std::min<uint64_t>((offset + length + page - 1) / page * page, impl_->map_len);
   if (end <= begin) return;

@@ -1,4 +1,5 @@
 // cuwheel: entry point. Declares the subcommands and hands each its options.
+#include <malloc.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -147,6 +148,11 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : kExitUnreadable;
   }
   std::ios::sync_with_stdio(false);
+  // Decoded payloads are large and short-lived, and decoding runs on several
+  // threads: serve every buffer over 1 MiB from its own mapping, so freeing
+  // it returns the memory at once (glibc otherwise raises the threshold
+  // after the first large free and keeps the memory in per-thread arenas).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   if (*cmd_list) return run_list(list);
   if (*cmd_show) return run_show(show);
   if (*cmd_check) return run_check(check);
