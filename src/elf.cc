@@ -579,7 +579,8 @@ bool File::is_absolute_reloc(uint32_t t) const {
 }
 
 Expected<std::vector<Relocation>> File::read_relocs(ByteView table, bool rela, uint64_t entsize,
-                                                    uint64_t lo, uint64_t hi) const {
+                                                    uint64_t lo, uint64_t hi,
+                                                    const std::function<void(ByteView)>& done) const {
   std::vector<Relocation> out;
   const uint64_t want = is64_ ? (rela ? 24 : 16) : (rela ? 12 : 8);
   if (entsize == 0) entsize = want;
@@ -598,11 +599,16 @@ Expected<std::vector<Relocation>> File::read_relocs(ByteView table, bool rela, u
     }
     if (rela) r.addend = is64_ ? static_cast<int64_t>(c.read<uint64_t>()) : static_cast<int32_t>(c.read<uint32_t>());
     if (r.offset >= lo && r.offset < hi) out.push_back(r);
+    // Hand back each scanned 8 MiB stretch.
+    constexpr uint64_t kStretch = 8u << 20;
+    if (done && (off + entsize) % kStretch < entsize && off + entsize >= kStretch)
+      done(table.subspan(static_cast<size_t>(off + entsize - kStretch), static_cast<size_t>(kStretch)));
   }
   return out;
 }
 
-Expected<std::vector<Relocation>> File::dynamic_relocations_in(uint64_t lo, uint64_t hi) const {
+Expected<std::vector<Relocation>> File::dynamic_relocations_in(uint64_t lo, uint64_t hi,
+                                                               const std::function<void(ByteView)>& done) const {
   std::vector<Relocation> out;
   bool found = false;
   for (const auto& s : sections_) {
@@ -610,7 +616,7 @@ Expected<std::vector<Relocation>> File::dynamic_relocations_in(uint64_t lo, uint
     found = true;
     auto v = section_data(s);
     if (!v) return v.error();
-    auto r = read_relocs(*v, s.type == SHT_RELA, s.entsize, lo, hi);
+    auto r = read_relocs(*v, s.type == SHT_RELA, s.entsize, lo, hi, done);
     if (!r) return r.error().context(s.name);
     out.insert(out.end(), r->begin(), r->end());
   }
@@ -618,14 +624,14 @@ Expected<std::vector<Relocation>> File::dynamic_relocations_in(uint64_t lo, uint
   if (dynamic_.rela && dynamic_.relasz) {
     auto v = dyn_table(dynamic_.rela, dynamic_.relasz, "DT_RELA");
     if (!v) return v.error();
-    auto r = read_relocs(*v, true, dynamic_.relaent, lo, hi);
+    auto r = read_relocs(*v, true, dynamic_.relaent, lo, hi, done);
     if (!r) return r.error();
     out.insert(out.end(), r->begin(), r->end());
   }
   if (dynamic_.rel && dynamic_.relsz) {
     auto v = dyn_table(dynamic_.rel, dynamic_.relsz, "DT_REL");
     if (!v) return v.error();
-    auto r = read_relocs(*v, false, 0, lo, hi);
+    auto r = read_relocs(*v, false, 0, lo, hi, done);
     if (!r) return r.error();
     out.insert(out.end(), r->begin(), r->end());
   }

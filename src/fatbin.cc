@@ -249,7 +249,7 @@ Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warn
       if (!r) return r.error().context(".nvFatBinSegment relocations");
       rels = std::move(*r);
     } else if (s.addr != 0) {
-      auto r = f.dynamic_relocations_in(s.addr, s.addr + s.size);
+      auto r = f.dynamic_relocations_in(s.addr, s.addr + s.size, parsed);
       if (!r) return r.error().context("dynamic relocations");
       rels = std::move(*r);
     }

@@ -57,10 +57,12 @@ Blob Blob::from_vector(std::vector<uint8_t> bytes) {
 
 void Blob::release(uint64_t offset, uint64_t length) const {
   if (!impl_ || !impl_->map || length == 0) return;
-  // Round to the kernel's fault-around window (64 KiB by default), not just
-  // to pages: a fault maps the whole aligned window, so pages next to the
-  // range would otherwise stay resident.
-  const uint64_t page = std::max<uint64_t>(static_cast<uint64_t>(sysconf(_SC_PAGESIZE)), 64 * 1024);
+  // Round to 2 MiB, not just to pages: a page fault maps the whole page-cache
+  // folio around it (up to 2 MiB for freshly written files such as spilled
+  // wheel members; the 64 KiB fault-around window otherwise), so pages next
+  // to the range would otherwise stay resident. Measured on a 520 MB member:
+  // 4 KiB rounding left 287 MB resident, 64 KiB the same, 2 MiB 130 MB.
+  const uint64_t page = std::max<uint64_t>(static_cast<uint64_t>(sysconf(_SC_PAGESIZE)), 2 * 1024 * 1024);
   if (!in_bounds(impl_->map_len, offset, length)) return;
   // Round outwards: the mapping is read-only and private, so dropping a
   // page that is still in use only means it is read again from the file on

@@ -147,7 +147,11 @@ class File {
   /// Dynamic relocations (.rela.dyn/.rel.dyn or DT_RELA/DT_REL) whose
   /// r_offset lies in [lo, hi). Scans the table once; entries outside the
   /// range are not kept.
-  Expected<std::vector<Relocation>> dynamic_relocations_in(uint64_t lo, uint64_t hi) const;
+  /// `done`, when set, receives each scanned stretch of the table (large
+  /// libraries have relocation tables of hundreds of MB) so a caller can let
+  /// its pages go (Blob::release).
+  Expected<std::vector<Relocation>> dynamic_relocations_in(
+      uint64_t lo, uint64_t hi, const std::function<void(ByteView)>& done = {}) const;
   /// Relocations that apply to section `target_index` in an ET_REL object
   /// (every SHT_RELA/SHT_REL section whose sh_info is that index).
   Expected<std::vector<Relocation>> relocations_for(uint32_t target_index) const;
@@ -167,7 +171,8 @@ class File {
   Status walk_verdef(const VersionVisitor& visit) const;
   Status walk_verneed(const VersionVisitor& visit) const;
   Expected<std::vector<Relocation>> read_relocs(ByteView table, bool rela, uint64_t entsize,
-                                                uint64_t lo, uint64_t hi) const;
+                                                uint64_t lo, uint64_t hi,
+                                                const std::function<void(ByteView)>& done = {}) const;
 
   ByteView data_;
   bool is64_ = true;
