@@ -51,9 +51,20 @@ void read_library(LibraryModel& lib, ByteView bytes, const std::function<void(By
     lib.summary = summarize(*dc);
     lib.device = std::move(*dc);
     for (auto& e : lib.device.entries) e.ptx.reset();
+    if (lib.device.stopped && lib.error.empty()) lib.error = lib.device.stopped->message();
   } else if (lib.error.empty() && lib.is_elf) {
     lib.error = dc.error().message();
   }
+}
+
+// A library that could not be read fully is an unreadable input, never a
+// silent pass: its facts would be partial.
+void note_library_error(CheckModel& m, const LibraryModel& lib) {
+  if (lib.error.empty()) return;
+  std::string where = m.path;
+  if (!lib.member.empty()) where += ":" + printable(lib.member);
+  if (!lib.archive_member.empty()) where += ":" + printable(lib.archive_member);
+  m.read_errors.emplace_back(where, lib.error);
 }
 
 void read_object_bytes(CheckModel& m, const std::string& member, const std::string& owner, ByteView bytes,
@@ -65,12 +76,17 @@ void read_object_bytes(CheckModel& m, const std::string& member, const std::stri
       return;
     }
     for (const auto& am : *members) {
-      if (!is_elf(am.data)) continue;
+      if (!is_elf(am.data)) {
+        std::string where = m.path + (member.empty() ? "" : ":" + printable(member)) + ":" + printable(am.name);
+        m.read_errors.emplace_back(where, "not an ELF object (archive member data at " + hex(am.data_offset) + ")");
+        continue;
+      }
       LibraryModel lib;
       lib.member = member;
       lib.archive_member = am.name;
       lib.owner = owner;
       read_library(lib, am.data, {});
+      note_library_error(m, lib);
       m.libraries.push_back(std::move(lib));
     }
     return;
@@ -79,6 +95,7 @@ void read_object_bytes(CheckModel& m, const std::string& member, const std::stri
   lib.member = member;
   lib.owner = owner;
   read_library(lib, bytes, done);
+  note_library_error(m, lib);
   m.libraries.push_back(std::move(lib));
 }
 
@@ -240,6 +257,7 @@ Expected<std::vector<CheckModel>> build_models(const std::string& path, const Bu
         lib.archive_member = o.archive_member;
         lib.owner = o.owner;
         read_library(lib, o.bytes, [&o](ByteView part) { o.release(part); });
+        note_library_error(m, lib);
         m.libraries.push_back(std::move(lib));
       }
       void error(const std::string& where, const Error& err) override { m.read_errors.emplace_back(where, err.message()); }

@@ -8,6 +8,8 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "cuwheel/check.h"
 
@@ -101,7 +103,46 @@ Status string_list(const std::string& file, const toml::table& t, std::string_vi
 
 }  // namespace
 
+namespace {
+
+// "sm_90", "sm_100a", "sm_120f" (prefix "sm_" or "compute_").
+bool valid_arch(const std::string& a, const std::string& prefix) {
+  if (a.rfind(prefix, 0) != 0) return false;
+  size_t i = prefix.size(), digits = 0;
+  while (i < a.size() && std::isdigit(static_cast<unsigned char>(a[i]))) ++i, ++digits;
+  if (digits < 2 || digits > 3) return false;
+  return i == a.size() || (i + 1 == a.size() && (a[i] == 'a' || a[i] == 'f'));
+}
+
+bool valid_driver(const std::string& d) {
+  if (d.empty() || !std::isdigit(static_cast<unsigned char>(d.front())) || d.back() == '.') return false;
+  for (size_t i = 0; i < d.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(d[i])) && !(d[i] == '.' && d[i - 1] != '.')) return false;
+  return true;
+}
+
+}  // namespace
+
+Status validate_policy(const Policy& p) {
+  for (const auto& a : p.sass)
+    if (!valid_arch(a, "sm_")) return Error("sass: \"" + a + "\" is not an architecture such as sm_80, sm_90a or sm_100f");
+  for (const auto& a : p.gpus)
+    if (!valid_arch(a, "sm_") || a.back() == 'a' || a.back() == 'f')
+      return Error("gpus: \"" + a + "\" is not a GPU such as sm_80 or sm_120");
+  if (p.ptx_mode == Policy::PtxMode::list) {
+    if (p.ptx.empty()) return Error("ptx: give newest, none, or a list of compute_NN");
+    for (const auto& a : p.ptx)
+      if (!valid_arch(a, "compute_"))
+        return Error("ptx: \"" + a + "\" is not newest, none or an architecture such as compute_90");
+  }
+  if (p.min_driver && !valid_driver(*p.min_driver))
+    return Error("min-driver: \"" + *p.min_driver + "\" is not a driver version such as 580.65.06");
+  return Ok{};
+}
+
 Expected<Policy> load_policy(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return Error(path + ": not a policy file (missing, or not a regular file)");
   auto parsed = toml::parse_file(path);
   if (!parsed) {
     const auto& err = parsed.error();
@@ -187,6 +228,7 @@ Expected<Policy> load_policy(const std::string& path) {
       p.severity[std::string(find_rule(k.str())->name)] = *sev;
     }
   }
+  if (auto st = validate_policy(p); !st) return st.error().context(path);
   for (const auto* list : {&p.select, &p.ignore})
     for (auto& r : *const_cast<std::vector<std::string>*>(list)) {
       const RuleInfo* ri = find_rule(r);
@@ -201,7 +243,7 @@ Expected<Policy> load_policy(const std::string& path) {
 
 std::string find_policy_file(const std::string& start) {
   std::error_code ec;
-  fs::path dir = fs::absolute(start, ec);
+  fs::path dir = fs::absolute(start, ec).lexically_normal();
   if (ec) return "";
   while (true) {
     fs::path c = dir / "cuwheel.toml";
@@ -212,6 +254,13 @@ std::string find_policy_file(const std::string& start) {
       if (parsed) {
         const auto* tool = parsed.table().get_as<toml::table>("tool");
         if (tool && tool->get_as<toml::table>("cuwheel")) return py.string();
+      } else {
+        // A pyproject.toml that does not parse but mentions our table is
+        // returned, so that loading it reports the syntax error instead of
+        // the check silently running with the built-in policy.
+        std::ifstream in(py);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (text.find("tool.cuwheel") != std::string::npos) return py.string();
       }
     }
     if (!dir.has_parent_path() || dir.parent_path() == dir) break;

@@ -73,7 +73,7 @@ Sniff sniff(ByteView head) {
 
 // Reads the first n bytes of a file without mapping it.
 Expected<std::vector<uint8_t>> read_head(const std::string& path, size_t n) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Error(path + ": cannot open: " + std::strerror(errno));
   std::vector<uint8_t> buf(n);
   ssize_t got = pread(fd, buf.data(), n, 0);
@@ -237,6 +237,9 @@ Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor
     v.end_input(path);
     return Ok{};
   }
+  // Anything but a regular file (a FIFO, a device) is refused before it is
+  // opened: opening a FIFO would block forever.
+  if (!fs::is_regular_file(st)) return Error(path + ": not a regular file or directory");
   auto head = read_head(path, 8);
   if (!head) return head.error();
   Sniff s = sniff(*head);

@@ -28,7 +28,7 @@ std::string render_json(const std::vector<Finding>& findings, const ReportSummar
   for (const auto& [where, msg] : s.unreadable) unreadable.push_back(json{{"where", where}, {"message", msg}});
   doc["summary"] = json{{"inputs", s.inputs}, {"errors", s.errors}, {"warnings", s.warnings},
                         {"unreadable", unreadable}, {"policy", s.policy_source}};
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace cuwheel::check

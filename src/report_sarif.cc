@@ -36,7 +36,7 @@ std::string render_sarif(const std::vector<Finding>& findings, const ReportSumma
                                                                {"rules", rules_arr}}}}},
                                   {"results", results}}});
   (void)s;
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace cuwheel::check

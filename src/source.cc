@@ -18,7 +18,8 @@ Blob::Impl::~Impl() {
 }
 
 Expected<Blob> Blob::map_file(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO must not block the open; it is refused below.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Error(path + ": cannot open: " + std::strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0) {

@@ -72,6 +72,11 @@ struct Policy {
 /// accepted too). Errors name the file, the key and the line.
 Expected<Policy> load_policy(const std::string& path);
 
+/// Checks the values of a policy (from a file or flags): architectures are
+/// sm_NN[a|f], GPUs sm_NN, PTX newest/none/compute_NN[a|f], the driver a
+/// dotted number. The error names the key and the value.
+Status validate_policy(const Policy& policy);
+
 /// Looks for the policy file for `start` (a directory): cuwheel.toml, or a
 /// pyproject.toml with a [tool.cuwheel] table, in start and then each parent.
 /// Returns "" when none is found.

@@ -239,5 +239,27 @@ expect_rc 0 rule unsafe-path
 expect_out '^## Why is this bad\?'
 expect_rc 2 rule no-such-rule
 
+# Found by a review as a new user: each of these once passed or hung.
+mkfifo "$WORK/fifo"
+expect_rc 2 list "$WORK/fifo" a.cubin
+expect_out '^a.cubin: 1 SASS'
+expect_out 'fifo: not a regular file or directory' "$WORK/err"
+cp "$BIN/libplain.so" "$WORK/$(printf 'bad\xff.so')"
+expect_rc 0 list --format json "$WORK/$(printf 'bad\xff.so')" a.cubin
+if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/out"; then ok; else bad "JSON with a non-UTF-8 file name"; fi
+head -c 8805 "$BIN/libsuffix.so" > "$WORK/trunc.so"
+expect_rc 2 check "$WORK/trunc.so"
+expect_out 'trunc.so: error\[unreadable\]: PT_DYNAMIC'
+expect_rc 2 check libtextmember.a
+expect_out 'libtextmember.a:notes.txt: error\[unreadable\]'
+expect_rc 2 check --sass sm_8x libplain.so
+expect_out 'sass: "sm_8x" is not an architecture' "$WORK/err"
+expect_rc 2 check --ptx latest libplain.so
+expect_rc 2 check --policy "$WORK" libplain.so
+mkdir -p "$WORK/proj"
+printf '[tool.cuwheel]\nsass = [sm_80\n' > "$WORK/proj/pyproject.toml"
+rc=0; (cd "$WORK/proj" && "$CUWHEEL" check "$BIN/libplain.so") >/dev/null 2>"$WORK/err" || rc=$?
+if [ "$rc" = 2 ] && grep -q 'pyproject.toml:2:' "$WORK/err"; then ok; else bad "broken pyproject.toml was not reported (rc $rc)"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -102,6 +102,10 @@ int run_check(const CheckOptions& o) {
     if (!resolve_rules(one, "--severity")) return kExitUnreadable;
     policy.severity[one[0]] = *sev;
   }
+  if (auto st = check::validate_policy(policy); !st) {
+    print_error("", st.error().message());
+    return kExitUnreadable;
+  }
   std::vector<std::string> select = o.select, ignore = o.ignore;
   if (!resolve_rules(select, "--select") || !resolve_rules(ignore, "--ignore")) return kExitUnreadable;
   if (!select.empty()) policy.select = select;

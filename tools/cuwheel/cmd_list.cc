@@ -334,7 +334,7 @@ int run_list(const ListOptions& o) {
     doc["tool"] = "cuwheel " CUWHEEL_VERSION;
     doc["command"] = "list";
     doc["inputs"] = v.take_json();
-    std::cout << doc.dump(2) << "\n";
+    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   if (o.format == "cuobjdump") {
     return v.cuobjdump_status();

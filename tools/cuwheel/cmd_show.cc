@@ -337,7 +337,7 @@ int run_show(const ShowOptions& o) {
     doc["tool"] = "cuwheel " CUWHEEL_VERSION;
     doc["command"] = "show";
     doc["inputs"] = v.take_json();
-    std::cout << doc.dump(2) << "\n";
+    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   return v.status();
 }

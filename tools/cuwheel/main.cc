@@ -13,12 +13,21 @@
 
 namespace cuwheel::cli {
 
+namespace {
+// Readers' messages often start with the file name already; do not repeat it.
+std::string located(const std::string& where, const std::string& message) {
+  if (where.empty()) return message;
+  if (message.rfind(where + ": ", 0) == 0) return message;
+  return where + ": " + message;
+}
+}  // namespace
+
 void print_error(const std::string& where, const std::string& message) {
-  std::fprintf(stderr, "cuwheel: error: %s%s%s\n", where.c_str(), where.empty() ? "" : ": ", message.c_str());
+  std::fprintf(stderr, "cuwheel: error: %s\n", located(where, message).c_str());
 }
 
 void print_warning(const std::string& where, const std::string& message) {
-  std::fprintf(stderr, "cuwheel: warning: %s%s%s\n", where.c_str(), where.empty() ? "" : ": ", message.c_str());
+  std::fprintf(stderr, "cuwheel: warning: %s\n", located(where, message).c_str());
 }
 
 struct Progress::State {
@@ -94,7 +103,10 @@ void Progress::clear() {
 
 int main(int argc, char** argv) {
   using namespace cuwheel::cli;
-  CLI::App app{"cuwheel: read, check and release Python wheels that carry NVIDIA CUDA code"};
+  CLI::App app{"cuwheel: read and check Python wheels that carry NVIDIA CUDA code"};
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("cuwheel: error: ") + e.what() + "\nRun 'cuwheel --help' or 'cuwheel COMMAND --help' for usage.\n";
+  });
   app.set_version_flag("--version", "cuwheel " CUWHEEL_VERSION);
   app.require_subcommand(1);
 
