@@ -29,7 +29,9 @@ void uncovered_gpu(const Context& ctx, Emitter& out) {
     for (const auto& s : lib.summary.ptx)
       if (auto a = device::parse_arch(s)) ptx.push_back(*a);
     std::vector<std::string> uncovered;
-    for (const auto& [name, gpu] : gpus) {
+    for (const auto& entry : gpus) {
+      const std::string& name = entry.first;
+      const int gpu = entry.second;  // not a structured binding: lambdas below capture it
       bool native = std::any_of(sass.begin(), sass.end(), [&](const device::Arch& a) { return device::sass_runs_on(a, gpu); });
       bool jit = std::any_of(ptx.begin(), ptx.end(), [&](const device::Arch& a) { return device::ptx_runs_on(a, gpu); });
       if (!native && !jit && std::find(uncovered.begin(), uncovered.end(), name) == uncovered.end())
