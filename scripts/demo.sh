@@ -10,7 +10,11 @@ CUWHEEL=$(cd "$(dirname "${1:-build/cuwheel}")" && pwd)/$(basename "${1:-build/c
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 FIX=$ROOT/tests/fixtures/bin
 
-banner() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+if [ -t 1 ]; then
+  banner() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+else
+  banner() { printf '\n== %s\n' "$*"; }
+fi
 
 banner "cuwheel show cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl"
 (cd "$FIX" && "$CUWHEEL" show cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl)
@@ -20,6 +24,11 @@ banner "cuwheel list libsuffix.so cu12_plain.so librdc.a"
 
 banner "cuwheel list --format cuobjdump --elf --ptx libsuffix.so"
 (cd "$FIX" && "$CUWHEEL" list --format cuobjdump --elf --ptx libsuffix.so)
+
+banner "cuwheel check --cuda-major 13 --sass sm_75,sm_90,sm_120 --ptx newest --gpus sm_80,sm_89 (the fixture wheel)"
+# Findings are expected here: some fixture libraries lack sm_75 on purpose.
+(cd "$FIX" && "$CUWHEEL" check --cuda-major 13 --sass sm_75,sm_90,sm_120 --ptx newest --gpus sm_80,sm_89 \
+   cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl) || echo "(exit status $? : findings, as expected)"
 
 # The installed CUDA toolkit, if any.
 cuda_lib=""
@@ -37,8 +46,9 @@ if [ -n "$cuda_lib" ] && [ -d "$cuda_lib" ]; then
     "$CUWHEEL" show "${libs[@]}"
   fi
   if [ -e "$cuda_lib/libcublasLt.so.13" ]; then
-    banner "cuwheel list --format cuobjdump --ptx $cuda_lib/libcublasLt.so.13"
-    "$CUWHEEL" list --format cuobjdump --ptx "$cuda_lib/libcublasLt.so.13"
+    banner "cuwheel check --gpus sm_80,sm_90,sm_120 --min-driver 580.65.06 $cuda_lib/libcublasLt.so.13"
+    "$CUWHEEL" check --select uncovered-gpu,ptx-needs-newer-driver,bundled-driver-library \
+      --gpus sm_80,sm_90,sm_120 --min-driver 580.65.06 "$cuda_lib/libcublasLt.so.13"
   fi
 else
   banner "no CUDA toolkit found: skipping its libraries"
