@@ -45,7 +45,10 @@ void duplicate_symbol(const Context& ctx, Emitter& out) {
       if (!fresh && it->second != i) clashes[{it->second, i}].push_back(s);
     }
   }
-  for (const auto& [pair, syms] : clashes) {
+  for (const auto& [pair, all_syms] : clashes) {
+    // Mangled C++ names can run to kilobytes: show a readable prefix.
+    std::vector<std::string> syms;
+    for (const auto& n : all_syms) syms.push_back(n.size() > 60 ? n.substr(0, 57) + "..." : n);
     const auto& a = libs[pair.first];
     const auto& b = libs[pair.second];
     out.emit(b.member, "dynamic symbols",
