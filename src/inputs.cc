@@ -207,12 +207,26 @@ Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor
     v.begin_input(path, InputKind::directory);
     auto owners = record_owners(path);
     std::vector<fs::path> files;
-    for (fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
-         !ec && it != end; it.increment(ec)) {
-      if (it->is_symlink()) continue;  // links would visit the same library twice
-      if (it->is_regular_file()) files.push_back(it->path());
+    // Walk folder by folder, so that a folder that cannot be read is
+    // reported (and the rest still walked) rather than silently skipped.
+    std::vector<fs::path> pending{fs::path(path)};
+    while (!pending.empty()) {
+      fs::path dir = std::move(pending.back());
+      pending.pop_back();
+      std::error_code dec;
+      fs::directory_iterator it(dir, dec), end;
+      if (dec) {
+        v.error(dir.string(), Error(dir.string() + ": cannot read the directory: " + dec.message()));
+        continue;
+      }
+      for (; it != end; it.increment(dec)) {
+        std::error_code sec;
+        if (it->is_symlink(sec)) continue;  // links would visit the same library twice
+        if (it->is_directory(sec)) pending.push_back(it->path());
+        else if (it->is_regular_file(sec)) files.push_back(it->path());
+      }
+      if (dec) v.error(dir.string(), Error(dir.string() + ": cannot read the directory: " + dec.message()));
     }
-    if (ec) v.error(path, Error("cannot walk the directory: " + ec.message()));
     std::sort(files.begin(), files.end());
     uint64_t n = 0;
     for (const auto& f : files) {
