@@ -20,15 +20,7 @@ std::string base_name(const std::string& member) {
 
 void Emitter::emit(const std::string& member, const std::string& location, const std::string& message,
                    const std::string& hint) {
-  Finding f;
-  f.rule = rule_;
-  f.severity = severity_;
-  f.path = model_.path;
-  f.member = member;
-  f.location = location;
-  f.message = message;
-  f.hint = hint;
-  out_.push_back(std::move(f));
+  emit_on(model_, member, location, message, hint);
 }
 
 void Emitter::emit_on(const CheckModel& model, const std::string& member, const std::string& location,

@@ -9,12 +9,17 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cuwheel/inputs.h"
 
 namespace cuwheel::cli {
 
@@ -76,5 +81,14 @@ class Progress {
   struct State;
   std::unique_ptr<State> st_;
 };
+
+/// Walks each path with `visitor` (cuwheel/inputs.h), updating `progress`;
+/// `missing(path, error)` is called for a path that cannot be opened at all.
+void walk_paths(const std::vector<std::string>& paths, InputVisitor& visitor, Progress& progress,
+                const std::function<void(const std::string&, const Error&)>& missing);
+
+/// Prints the JSON document shared by list and show: {"schema": 1, "tool",
+/// "command", "inputs"}; bytes that are not UTF-8 are replaced, never fatal.
+void print_json_document(const std::string& command, nlohmann::ordered_json inputs);
 
 }  // namespace cuwheel::cli

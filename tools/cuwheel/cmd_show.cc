@@ -323,22 +323,8 @@ class ShowVisitor : public InputVisitor {
 int run_show(const ShowOptions& o) {
   Progress progress;
   ShowVisitor v(o, progress);
-  WalkOptions wo;
-  for (size_t i = 0; i < o.paths.size(); ++i) {
-    const std::string& p = o.paths[i];
-    progress.update(p, i, o.paths.size());
-    Status st = walk_input(p, wo, v);
-    if (!st) v.missing(p, st.error());
-  }
-  progress.clear();
-  if (o.format == "json") {
-    json doc;
-    doc["schema"] = 1;
-    doc["tool"] = "cuwheel " CUWHEEL_VERSION;
-    doc["command"] = "show";
-    doc["inputs"] = v.take_json();
-    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  }
+  walk_paths(o.paths, v, progress, [&v](const std::string& p, const Error& e) { v.missing(p, e); });
+  if (o.format == "json") print_json_document("show", v.take_json());
   return v.status();
 }
 

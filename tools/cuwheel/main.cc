@@ -99,6 +99,25 @@ void Progress::clear() {
   }
 }
 
+void walk_paths(const std::vector<std::string>& paths, InputVisitor& visitor, Progress& progress,
+                const std::function<void(const std::string&, const Error&)>& missing) {
+  for (size_t i = 0; i < paths.size(); ++i) {
+    progress.update(paths[i], i, paths.size());
+    Status st = walk_input(paths[i], WalkOptions{}, visitor);
+    if (!st) missing(paths[i], st.error());
+  }
+  progress.clear();
+}
+
+void print_json_document(const std::string& command, nlohmann::ordered_json inputs) {
+  nlohmann::ordered_json doc;
+  doc["schema"] = 1;
+  doc["tool"] = "cuwheel " CUWHEEL_VERSION;
+  doc["command"] = command;
+  doc["inputs"] = std::move(inputs);
+  std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
 }  // namespace cuwheel::cli
 
 int main(int argc, char** argv) {
