@@ -7,6 +7,7 @@
 
 #include "cuwheel/check.h"
 #include "cuwheel/report.h"
+#include "check_test_util.h"
 
 using namespace cuwheel;
 using namespace cuwheel::check;
@@ -25,17 +26,10 @@ std::string write_temp(const std::string& name, const std::string& text) {
 }
 
 std::vector<Finding> check_one(const std::string& path, const Policy& policy = {}) {
-  auto ms = build_models(path, BuildOptions{});
-  EXPECT_TRUE(ms) << (ms ? "" : ms.error().message());
-  if (!ms) return {};
-  return run_rules(*ms, policy);
+  return test_util::check_path(path, policy);
 }
 
-size_t count(const std::vector<Finding>& fs, const std::string& rule) {
-  size_t n = 0;
-  for (const auto& f : fs) n += f.rule == rule;
-  return n;
-}
+size_t count(const std::vector<Finding>& fs, const std::string& rule) { return test_util::count_rule(fs, rule); }
 
 }  // namespace
 

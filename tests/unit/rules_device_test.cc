@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "check_test_util.h"
 #include "cuwheel/check.h"
 
 using namespace cuwheel;
@@ -21,10 +22,7 @@ const std::string kDev = std::string(CUWHEEL_SOURCE_DIR) + "/tests/fixtures/chec
 const std::string kTag = "-cp312-cp312-manylinux_2_28_x86_64.whl";
 
 std::vector<Finding> check_file(const std::string& path, const Policy& policy) {
-  auto ms = build_models(path, BuildOptions{});
-  EXPECT_TRUE(ms) << (ms ? "" : ms.error().message());
-  if (!ms) return {};
-  return run_rules(*ms, policy);
+  return test_util::check_path(path, policy);
 }
 
 std::vector<Finding> only(const std::vector<Finding>& fs, const std::string& rule) {

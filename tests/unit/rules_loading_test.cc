@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "check_test_util.h"
 #include "cuwheel/check.h"
 
 using namespace cuwheel;
@@ -17,17 +18,10 @@ const std::string kDir = std::string(CUWHEEL_SOURCE_DIR) + "/tests/fixtures/chec
 const std::string kTag = "-1.0-py3-none-manylinux_2_36_x86_64.whl";
 
 std::vector<Finding> run(const std::string& file, const Policy& policy = {}) {
-  auto ms = build_models(kDir + file, BuildOptions{});
-  EXPECT_TRUE(ms) << file << ": " << (ms ? "" : ms.error().message());
-  if (!ms) return {};
-  return run_rules(*ms, policy);
+  return test_util::check_path(kDir + file, policy);
 }
 
-size_t count(const std::vector<Finding>& fs, const std::string& rule) {
-  size_t n = 0;
-  for (const auto& f : fs) n += f.rule == rule;
-  return n;
-}
+size_t count(const std::vector<Finding>& fs, const std::string& rule) { return test_util::count_rule(fs, rule); }
 
 std::string dump(const std::vector<Finding>& fs) {
   std::string out;

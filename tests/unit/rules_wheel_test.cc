@@ -3,6 +3,7 @@
 // tests/fixtures/make_check_wheels.py into tests/fixtures/check/wheel/.
 #include <gtest/gtest.h>
 
+#include "check_test_util.h"
 #include "cuwheel/check.h"
 
 using namespace cuwheel;
@@ -14,17 +15,10 @@ const std::string kDir = std::string(CUWHEEL_SOURCE_DIR) + "/tests/fixtures/chec
 const std::string kClean = "cwfix-1.0.0-py3-none-any.whl";
 
 std::vector<Finding> check_fixture(const std::string& name, const Policy& policy = {}) {
-  auto ms = build_models(kDir + name, BuildOptions{});
-  EXPECT_TRUE(ms) << (ms ? "" : ms.error().message());
-  if (!ms) return {};
-  return run_rules(*ms, policy);
+  return test_util::check_path(kDir + name, policy);
 }
 
-size_t count(const std::vector<Finding>& fs, const std::string& rule) {
-  size_t n = 0;
-  for (const auto& f : fs) n += f.rule == rule;
-  return n;
-}
+size_t count(const std::vector<Finding>& fs, const std::string& rule) { return test_util::count_rule(fs, rule); }
 
 // The findings of one rule, one per line, for failure messages.
 std::string dump(const std::vector<Finding>& fs, const std::string& rule) {
