@@ -10,6 +10,11 @@ packages=(
   libssl-dev                    # libcrypto: SHA-256 for RECORD checks
   nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
   libgtest-dev
+  libcurl4-openssl-dev          # toolkit download: HTTP(S) client
+  libgpgme-dev gnupg            # toolkit: OpenPGP signature checks on RPM headers
+  libarchive-dev                # toolkit: gzip/xz/zstd repodata, RPM payload extraction
+  libexpat1-dev                 # toolkit: streaming parser for repodata XML
+  rpm createrepo-c              # toolkit tests: build, sign and index a test repository
   clang-14 libclang-rt-14-dev   # libFuzzer and sanitizer runtimes for fuzz targets
   python3 zip unzip
 )

@@ -19,6 +19,10 @@
 
 #include <nlohmann/json.hpp>
 
+namespace CLI {
+class App;
+}
+
 #include "cuwheel/inputs.h"
 
 namespace cuwheel::cli {
@@ -57,6 +61,23 @@ int run_check(const CheckOptions& opts);
 int run_rules();
 int run_rule(const std::string& name);
 int run_show(const ShowOptions& opts);
+
+/// Self-registering subcommands. A cmd_<name>.cc for a newer subcommand
+/// defines one static `CommandRegistration`; main.cc calls every `setup`
+/// (in `order`, so `cuwheel --help` lists them predictably) before parsing,
+/// and runs the one whose subcommand was given. `setup` adds the subcommand
+/// to `app` and binds its options to state the file owns; `run` returns the
+/// exit status (kExit*).
+struct Command {
+  int order;                                  ///< position in --help, after list/show/check/rules/rule
+  CLI::App* (*setup)(CLI::App& app);          ///< adds the subcommand, returns it
+  int (*run)();                               ///< runs it after a successful parse
+};
+/// The registered commands (order of registration, sorted by main.cc).
+std::vector<Command>& registered_commands();
+struct CommandRegistration {
+  explicit CommandRegistration(Command c) { registered_commands().push_back(c); }
+};
 
 /// Prints "cuwheel: error: <where>: <message>" to stderr.
 void print_error(const std::string& where, const std::string& message);

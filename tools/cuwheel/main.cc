@@ -1,5 +1,6 @@
 // cuwheel: entry point. Declares the subcommands and hands each its options.
 #include <malloc.h>
+#include <algorithm>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -21,6 +22,11 @@ std::string located(const std::string& where, const std::string& message) {
   return where + ": " + message;
 }
 }  // namespace
+
+std::vector<Command>& registered_commands() {
+  static std::vector<Command> commands;
+  return commands;
+}
 
 void print_error(const std::string& where, const std::string& message) {
   std::fprintf(stderr, "cuwheel: error: %s\n", located(where, message).c_str());
@@ -172,6 +178,11 @@ int main(int argc, char** argv) {
   auto* cmd_rule = app.add_subcommand("rule", "Print a rule's documentation");
   cmd_rule->add_option("NAME", rule_name, "Rule name or code")->required();
 
+  std::vector<Command> extra = registered_commands();
+  std::stable_sort(extra.begin(), extra.end(), [](const Command& a, const Command& b) { return a.order < b.order; });
+  std::vector<std::pair<CLI::App*, int (*)()>> extra_apps;
+  for (const Command& c : extra) extra_apps.emplace_back(c.setup(app), c.run);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -189,5 +200,7 @@ int main(int argc, char** argv) {
   if (*cmd_check) return run_check(check);
   if (app.got_subcommand("rules")) return run_rules();
   if (*cmd_rule) return run_rule(rule_name);
+  for (auto& [sub, run] : extra_apps)
+    if (*sub) return run();
   return kExitUnreadable;
 }
