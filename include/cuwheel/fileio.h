@@ -1,0 +1,26 @@
+// Small file helpers shared by the subcommands that write outputs.
+//
+// The tool never modifies its inputs, and every output it writes appears
+// whole or not at all: write_file_atomic writes a temporary file in the
+// destination's folder, flushes it to disk (fsync) and renames it over the
+// destination (rename(2) is atomic within one file system, POSIX.1-2017).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "cuwheel/expected.h"
+
+namespace cuwheel {
+
+/// Reads the whole regular file at `path`. Errors (naming the path): cannot
+/// open, not a regular file, read error, larger than `max_bytes` bytes.
+Expected<std::string> read_whole_file(const std::string& path, size_t max_bytes = size_t{1} << 30);
+
+/// Writes `data` to `path` atomically: "<path>.tmp.<pid>.<n>" in the same
+/// folder, fsync, rename. `mode` is the new file's permission bits (subject
+/// to the umask). On any failure the temporary file is removed and `path`
+/// is left as it was. Errors name the path and the failing call.
+Status write_file_atomic(const std::string& path, std::string_view data, unsigned mode = 0644);
+
+}  // namespace cuwheel
