@@ -79,6 +79,12 @@ struct CommandRegistration {
   explicit CommandRegistration(Command c) { registered_commands().push_back(c); }
 };
 
+/// The command group `name` (e.g. "toolkit" for `cuwheel toolkit lock`):
+/// returns the existing subcommand of `app` with that name, or adds it with
+/// `help` and require_subcommand(1). Lets several cmd_*.cc files add
+/// subcommands to one group; each registers its leaf subcommands.
+CLI::App* command_group(CLI::App& app, const std::string& name, const std::string& help);
+
 /// Prints "cuwheel: error: <where>: <message>" to stderr.
 void print_error(const std::string& where, const std::string& message);
 /// Prints "cuwheel: warning: <where>: <message>" to stderr.

@@ -28,6 +28,14 @@ std::vector<Command>& registered_commands() {
   return commands;
 }
 
+CLI::App* command_group(CLI::App& app, const std::string& name, const std::string& help) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    if (sub->get_name() == name) return sub;
+  CLI::App* group = app.add_subcommand(name, help);
+  group->require_subcommand(1);
+  return group;
+}
+
 void print_error(const std::string& where, const std::string& message) {
   std::fprintf(stderr, "cuwheel: error: %s\n", located(where, message).c_str());
 }
