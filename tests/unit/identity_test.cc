@@ -1,0 +1,309 @@
+#include "cuwheel/identity.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cuwheel/fileio.h"
+
+namespace cuwheel::identity {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string make_temp_dir() {
+  std::string tmpl = testing::TempDir() + "identity_test.XXXXXX";
+  char* d = ::mkdtemp(tmpl.data());
+  EXPECT_NE(d, nullptr);
+  return tmpl;
+}
+
+void write(const std::string& path, const std::string& text, unsigned mode = 0644) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << text;
+  ::chmod(path.c_str(), mode);
+}
+
+// ---- toolkit version parsing -------------------------------------------
+
+TEST(IdentityNvcc, ParsesTheReleaseLine) {
+  const char* banner =
+      "nvcc: NVIDIA (R) Cuda compiler driver\n"
+      "Copyright (c) 2005-2025 NVIDIA Corporation\n"
+      "Built on Wed_Aug_20_01:58:59_PM_PDT_2025\n"
+      "Cuda compilation tools, release 13.0, V13.0.88\n"
+      "Build cuda_13.0.r13.0/compiler.36424714_0\n";
+  auto v = parse_nvcc_version(banner);
+  ASSERT_TRUE(v) << v.error().message();
+  EXPECT_EQ(v->major, 13);
+  EXPECT_EQ(v->minor, 0);
+  auto v12 = parse_nvcc_version("Cuda compilation tools, release 12.9, V12.9.86\n");
+  ASSERT_TRUE(v12);
+  EXPECT_EQ(v12->major, 12);
+  EXPECT_EQ(v12->minor, 9);
+}
+
+TEST(IdentityNvcc, RejectsBannerWithoutRelease) {
+  auto v = parse_nvcc_version("gcc (Debian 12.2.0-14) 12.2.0\n");
+  ASSERT_FALSE(v);
+  EXPECT_NE(v.error().message().find("no 'release M.N'"), std::string::npos);
+  EXPECT_NE(v.error().message().find("gcc (Debian"), std::string::npos);
+  EXPECT_FALSE(parse_nvcc_version("release 13"));           // no minor
+  EXPECT_FALSE(parse_nvcc_version("release 0.5"));          // major 0
+  EXPECT_FALSE(parse_nvcc_version("release 99999999999999999999.1"));  // overflow, no wrap
+  EXPECT_FALSE(parse_nvcc_version(""));
+}
+
+TEST(IdentityHeader, ParsesCudaVersion) {
+  auto v = parse_version_header("/* cuda.h */\n#define CUDA_VERSION_X 1\n#define CUDA_VERSION 13000\n", "CUDA_VERSION");
+  ASSERT_TRUE(v) << v.error().message();
+  EXPECT_EQ(v->major, 13);
+  EXPECT_EQ(v->minor, 0);
+  auto rt = parse_version_header("#  define   CUDART_VERSION\t12090\n", "CUDART_VERSION");
+  ASSERT_TRUE(rt) << rt.error().message();
+  EXPECT_EQ(rt->major, 12);
+  EXPECT_EQ(rt->minor, 9);
+}
+
+TEST(IdentityHeader, RejectsMissingOrOddValues) {
+  auto none = parse_version_header("#define CUDART_VERSION 12090\n", "CUDA_VERSION");
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().message(), "no '#define CUDA_VERSION' line");
+  auto odd = parse_version_header("#define CUDA_VERSION 13001\n", "CUDA_VERSION");
+  ASSERT_FALSE(odd);
+  EXPECT_NE(odd.error().message().find("major*1000 + minor*10"), std::string::npos);
+  EXPECT_FALSE(parse_version_header("#define CUDA_VERSION __x\n", "CUDA_VERSION"));
+  EXPECT_FALSE(parse_version_header("#define CUDA_VERSION 500\n", "CUDA_VERSION"));
+}
+
+// ---- toolkit detection ---------------------------------------------------
+
+TEST(IdentityDetect, PrefixWithFakeNvcc) {
+  std::string dir = make_temp_dir();
+  write(dir + "/bin/nvcc", "#!/bin/sh\necho 'Cuda compilation tools, release 12.8, V12.8.93'\n", 0755);
+  ToolkitQuery q;
+  q.prefix = dir;
+  auto v = detect_toolkit(q);
+  ASSERT_TRUE(v) << v.error().message();
+  EXPECT_EQ(v->major, 12);
+  EXPECT_EQ(v->minor, 8);
+  EXPECT_EQ(v->source, dir + "/bin/nvcc --version");
+  fs::remove_all(dir);
+}
+
+TEST(IdentityDetect, PrefixWithOnlyHeaders) {
+  std::string dir = make_temp_dir();
+  write(dir + "/include/cuda_runtime_api.h", "#define CUDART_VERSION 12090\n");
+  ToolkitQuery q;
+  q.cuda_home = dir;
+  auto v = detect_toolkit(q);
+  ASSERT_TRUE(v) << v.error().message();
+  EXPECT_EQ(v->major, 12);
+  write(dir + "/include/cuda.h", "#define CUDA_VERSION 13010\n");  // cuda.h is preferred
+  v = detect_toolkit(q);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->major, 13);
+  EXPECT_EQ(v->minor, 1);
+  EXPECT_EQ(v->source, dir + "/include/cuda.h");
+  fs::remove_all(dir);
+}
+
+TEST(IdentityDetect, NamedPrefixWithoutToolkitIsAnErrorNotAFallback) {
+  std::string dir = make_temp_dir();
+  std::string other = make_temp_dir();
+  write(other + "/nvcc", "#!/bin/sh\necho 'release 13.0'\n", 0755);
+  ToolkitQuery q;
+  q.cuda_path = dir;
+  q.path_env = other;
+  auto v = detect_toolkit(q);
+  ASSERT_FALSE(v);
+  EXPECT_NE(v.error().message().find("CUDA_PATH " + dir + ": no CUDA toolkit there"), std::string::npos);
+  q.cuda_path.clear();
+  v = detect_toolkit(q);  // now PATH is used
+  ASSERT_TRUE(v) << v.error().message();
+  EXPECT_EQ(v->major, 13);
+  EXPECT_EQ(v->source, other + "/nvcc --version (PATH)");
+  fs::remove_all(dir);
+  fs::remove_all(other);
+}
+
+TEST(IdentityDetect, FailingAndHangingNvcc) {
+  std::string dir = make_temp_dir();
+  write(dir + "/bin/nvcc", "#!/bin/sh\necho 'nvcc fatal : broken install' >&2\nexit 3\n", 0755);
+  ToolkitQuery q;
+  q.prefix = dir;
+  auto v = detect_toolkit(q);
+  ASSERT_FALSE(v);
+  EXPECT_NE(v.error().message().find("exited with status 3: nvcc fatal : broken install"), std::string::npos);
+
+  std::string hang = make_temp_dir();
+  write(hang + "/nvcc", "#!/bin/sh\nexec sleep 30\n", 0755);
+  ToolkitQuery h;
+  h.path_env = hang;
+  h.nvcc_timeout_ms = 200;
+  auto t = detect_toolkit(h);
+  ASSERT_FALSE(t);
+  EXPECT_NE(t.error().message().find("no answer after 200 ms"), std::string::npos);
+  fs::remove_all(dir);
+  fs::remove_all(hang);
+}
+
+TEST(IdentityDetect, NothingFound) {
+  ToolkitQuery q;
+  q.path_env = "/nonexistent-a:/nonexistent-b";
+  auto v = detect_toolkit(q);
+  ASSERT_FALSE(v);
+  EXPECT_NE(v.error().message().find("no CUDA toolkit found"), std::string::npos);
+}
+
+// ---- identities ------------------------------------------------------------
+
+TEST(IdentityMake, CanonicalOrderAndDedup) {
+  auto a = make_identity(13, {"debug", "coverage"});
+  auto b = make_identity(13, {"Coverage", "debug", "debug"});
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->str(), "cu13-coverage-debug");
+  EXPECT_EQ(*a, *b);
+  auto plain = make_identity(12, {});
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->str(), "cu12");
+  auto axes = make_identity(13, {"san=asan", "debug", "opt=O2"});
+  ASSERT_TRUE(axes);
+  EXPECT_EQ(axes->str(), "cu13-debug-opt=O2-san=asan");
+  // Bytewise order: "a1" sorts before "a=x" ('1' < '=').
+  auto order = make_identity(13, {"a=x", "a1"});
+  ASSERT_TRUE(order);
+  EXPECT_EQ(order->str(), "cu13-a1-a=x");
+}
+
+TEST(IdentityMake, RejectsBadFlags) {
+  EXPECT_FALSE(make_identity(0, {}));
+  EXPECT_FALSE(make_identity(1000, {}));
+  for (const char* bad : {"", "1debug", "de-bug", "debug=", "=x", "cu12", "opt=a-b", "opt=a/b", "a b"}) {
+    auto r = make_identity(13, {bad});
+    EXPECT_FALSE(r) << "accepted '" << bad << "'";
+    if (!r) {
+      EXPECT_NE(r.error().message().find("flag '"), std::string::npos) << r.error().message();
+    }
+  }
+  auto twice = make_identity(13, {"san=asan", "san=ubsan"});
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().message(), "flag 'san' given twice, as 'san=asan' and 'san=ubsan'");
+  EXPECT_FALSE(make_identity(13, {"san", "san=asan"}));
+  EXPECT_TRUE(make_identity(13, {"cuda_arch=sm_90"}));  // "cu" + letters is fine
+}
+
+TEST(IdentityParse, RoundTripsAndRejectsNonCanonical) {
+  for (const char* s : {"cu12", "cu13-debug", "cu13-coverage-debug", "cu13-a1-a=x-opt=O2"}) {
+    auto p = parse_identity(s);
+    ASSERT_TRUE(p) << s << ": " << p.error().message();
+    EXPECT_EQ(p->str(), s);
+  }
+  for (const char* s : {"", "cu", "cu013", "cuda13", "cu13-", "cu13--debug", "cu13-debug-coverage", "cu13-Debug",
+                        "cu13-debug-debug", "13", "cu13 debug"}) {
+    EXPECT_FALSE(parse_identity(s)) << "accepted '" << s << "'";
+  }
+  auto p = parse_identity("cu13-debug-coverage");
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message().find("canonical: cu13-coverage-debug"), std::string::npos);
+}
+
+TEST(IdentityDir, Keyed) {
+  auto id = make_identity(13, {"debug"});
+  ASSERT_TRUE(id);
+  EXPECT_EQ(keyed_dir("build/cython", *id), "build/cython/cu13-debug");
+  EXPECT_EQ(keyed_dir("build/cython//", *id), "build/cython/cu13-debug");
+  EXPECT_EQ(keyed_dir("", *id), "cu13-debug");
+  EXPECT_EQ(keyed_dir("/", *id), "/cu13-debug");
+}
+
+TEST(IdentityChanges, Described) {
+  auto a = make_identity(12, {"coverage", "san=asan"});
+  auto b = make_identity(13, {"debug", "san=ubsan"});
+  ASSERT_TRUE(a && b);
+  std::vector<std::string> want = {"CUDA major 12 -> 13", "removed coverage", "san: asan -> ubsan", "added debug"};
+  EXPECT_EQ(describe_changes(*a, *b), want);
+  EXPECT_TRUE(describe_changes(*a, *a).empty());
+}
+
+// ---- stamps ----------------------------------------------------------------
+
+TEST(IdentityStamp, MissingMeansRebuild) {
+  std::string dir = make_temp_dir();
+  auto cur = make_identity(13, {});
+  ASSERT_TRUE(cur);
+  auto r = check_stamp(dir + "/build/.build-identity", *cur);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(r->state, StampCheck::State::kMissing);
+  EXPECT_TRUE(r->rebuild());
+  EXPECT_NE(r->message.find("configuration is cu13: rebuild"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(IdentityStamp, WriteThenMatchThenDiffer) {
+  std::string dir = make_temp_dir();
+  std::string stamp = dir + "/build/.build-identity";  // parent folder created
+  auto cu12 = make_identity(12, {});
+  auto cu13 = make_identity(13, {});
+  ASSERT_TRUE(cu12 && cu13);
+  ASSERT_TRUE(write_stamp(stamp, *cu12));
+  auto text = read_whole_file(stamp);
+  ASSERT_TRUE(text);
+  EXPECT_EQ(*text, "cu12\n");
+  auto same = check_stamp(stamp, *cu12);
+  ASSERT_TRUE(same);
+  EXPECT_EQ(same->state, StampCheck::State::kMatches);
+  EXPECT_FALSE(same->rebuild());
+  auto diff = check_stamp(stamp, *cu13);
+  ASSERT_TRUE(diff);
+  EXPECT_EQ(diff->state, StampCheck::State::kDiffers);
+  EXPECT_EQ(diff->message, "stamp says cu12, configuration is cu13: rebuild");
+  EXPECT_EQ(diff->changes, std::vector<std::string>{"CUDA major 12 -> 13"});
+  EXPECT_EQ(diff->recorded, "cu12");
+  // No temporary file is left beside the stamp.
+  size_t entries = 0;
+  for (auto& e : fs::directory_iterator(dir + "/build")) entries += e.is_regular_file();
+  EXPECT_EQ(entries, 1u);
+  fs::remove_all(dir);
+}
+
+TEST(IdentityStamp, MalformedMeansRebuild) {
+  std::string dir = make_temp_dir();
+  auto cur = make_identity(13, {});
+  ASSERT_TRUE(cur);
+  write(dir + "/s1", "13\n");
+  auto r = check_stamp(dir + "/s1", *cur);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->state, StampCheck::State::kMalformed);
+  EXPECT_TRUE(r->rebuild());
+  EXPECT_NE(r->message.find("is not a build identity"), std::string::npos);
+  write(dir + "/s2", std::string("cu13\0x", 6));
+  r = check_stamp(dir + "/s2", *cur);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->state, StampCheck::State::kMalformed);
+  fs::remove_all(dir);
+}
+
+TEST(IdentityStamp, UnreadableIsAnError) {
+  std::string dir = make_temp_dir();
+  auto cur = make_identity(13, {});
+  ASSERT_TRUE(cur);
+  fs::create_directories(dir + "/stamp-is-a-folder");
+  auto r = check_stamp(dir + "/stamp-is-a-folder", *cur);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("stamp-is-a-folder: not a regular file"), std::string::npos);
+  write(dir + "/big", std::string(8192, 'c'));
+  EXPECT_FALSE(check_stamp(dir + "/big", *cur));
+  // A stamp whose folder cannot be created.
+  write(dir + "/file", "x");
+  auto w = write_stamp(dir + "/file/sub/.build-identity", *cur);
+  ASSERT_FALSE(w);
+  EXPECT_NE(w.error().message().find("cannot create folder"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cuwheel::identity
