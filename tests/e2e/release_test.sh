@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# End-to-end tests of `cuwheel release select|verify|split|plan`: exit
+# statuses, JSON documents, error messages. Release sets are made at test
+# time by tests/fixtures/release/make_release.py in a temporary folder.
+#
+# Usage: tests/e2e/release_test.sh path/to/cuwheel   (run from the repository root)
+set -u
+CUWHEEL=$(realpath "$1")
+ROOT=$(pwd)
+MAKE="python3 $ROOT/tests/fixtures/release/make_release.py"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+# run NAME EXPECTED_STATUS ARGS...: runs cuwheel in $TMP/proj, keeps stdout/stderr.
+run() {
+  local name=$1 want=$2
+  shift 2
+  (cd "$TMP/proj" && "$CUWHEEL" "$@" >"$TMP/out" 2>"$TMP/err")
+  local got=$?
+  if [ "$got" -eq "$want" ]; then ok; else bad "$name: exit $got, expected $want: $(head -c 400 "$TMP/err")"; fi
+}
+# expect_out NAME TEXT / expect_err NAME TEXT: the last run's stdout/stderr contains TEXT.
+expect_out() { if grep -qF -- "$2" "$TMP/out"; then ok; else bad "$1: stdout lacks '$2': $(head -c 600 "$TMP/out")"; fi; }
+expect_err() { if grep -qF -- "$2" "$TMP/err"; then ok; else bad "$1: stderr lacks '$2': $(head -c 400 "$TMP/err")"; fi; }
+# json NAME PYTHON_EXPR: evaluates EXPR with d = the last stdout parsed as JSON.
+json() {
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$TMP/out" 2>"$TMP/jerr"; then
+    ok
+  else
+    bad "$1: JSON check failed: $2 $(head -c 300 "$TMP/jerr")"
+  fi
+}
+
+mkdir -p "$TMP/proj"
+cat >"$TMP/proj/pyproject.toml" <<'EOF'
+[project]
+name = "dyng"
+
+[tool.cuwheel.release]
+core = "dyng"
+plugins = ["dyng-cu12", "dyng-cu13"]
+plugins-since = "0.2"
+platforms = ["manylinux_2_28_x86_64"]
+plugin-tag = "cp312-abi3"
+core-wheels = ["py3-none-any"]
+
+[tool.cuwheel.release.indexes]
+test = { name = "testpypi", environment = "testpypi" }
+production = { name = "pypi", environment = "pypi" }
+EOF
+
+# --- select: every kind of tag ------------------------------------------------
+run "select v0.0.1" 0 release select --tag v0.0.1 --format json
+json "select v0.0.1 schema" "d['schema'] == 1 and d['tool'].startswith('cuwheel ') and d['command'] == 'release select'"
+json "select v0.0.1 core only" "[x['name'] for x in d['distributions']] == ['dyng'] and d['plugins'] is False"
+json "select v0.0.1 both indexes" "[i['name'] for i in d['indexes']] == ['testpypi', 'pypi'] and d['kind'] == 'final'"
+
+run "select v0.1.3" 0 release select --tag v0.1.3 --format json
+json "select v0.1.3" "[x['name'] for x in d['distributions']] == ['dyng'] and len(d['indexes']) == 2"
+
+run "select v0.2.0rc1" 0 release select --tag v0.2.0rc1 --format json
+json "select v0.2.0rc1 plugins" "[x['name'] for x in d['distributions']] == ['dyng-cu12', 'dyng-cu13', 'dyng']"
+json "select v0.2.0rc1 test only" "[i['name'] for i in d['indexes']] == ['testpypi'] and d['kind'] == 'pre' and d['production'] is False"
+json "select v0.2.0rc1 matrix" "d['distributions'][0] == {'name': 'dyng-cu12', 'core': False, 'file_prefix': 'dyng_cu12', 'environment_suffix': 'cu12', 'directory': 'dist/dyng-cu12', 'environments': ['testpypi-cu12']}"
+
+run "select v0.2.0" 0 release select --tag v0.2.0 --format json
+json "select v0.2.0" "len(d['distributions']) == 3 and d['distributions'][1]['environments'] == ['testpypi-cu13', 'pypi-cu13']"
+
+run "select v1.0.0.post1" 0 release select --tag v1.0.0.post1 --format json
+json "select post" "d['kind'] == 'post' and d['production'] is True and len(d['indexes']) == 2 and d['version'] == '1.0.0.post1'"
+
+run "select dev" 0 release select --tag v0.3.0.dev1 --format json
+json "select dev" "d['kind'] == 'dev' and [i['name'] for i in d['indexes']] == ['testpypi']"
+
+run "select text" 0 release select --tag v0.2.0rc1
+expect_out "select text" "v0.2.0rc1: version 0.2.0rc1 (pre), to testpypi"
+expect_out "select text plugin" "dyng-cu12"
+run "select text core only" 0 release select --tag v0.1.3
+expect_out "select text no plugins" "no plugins: they ship from 0.2 (plugins-since)"
+
+run "malformed -rc1" 2 release select --tag v0.2.0-rc1
+expect_err "malformed -rc1" 'cuwheel: error: tag "v0.2.0-rc1": "0.2.0-rc1" is not a normalized PEP 440 version (write "v0.2.0rc1")'
+run "malformed no prefix" 2 release select --tag 0.2.0
+expect_err "malformed no prefix" '(write "v0.2.0")'
+run "malformed two segments" 2 release select --tag v1.0
+expect_err "malformed two segments" '(write "v1.0.0")'
+run "malformed local" 2 release select --tag v1.0.0+cu12
+expect_err "malformed local" "local label"
+run "malformed garbage" 2 release select --tag vnext
+expect_err "malformed garbage" "is not a PEP 440 version"
+run "malformed ref" 2 release select --tag refs/tags/v1.0.0
+expect_err "malformed ref" "GITHUB_REF_NAME"
+run "missing --tag" 2 release select
+
+# --- policy discovery and errors -------------------------------------------
+mkdir -p "$TMP/proj/sub/dir"
+(cd "$TMP/proj/sub/dir" && "$CUWHEEL" release select --tag v0.2.0 --format json >"$TMP/out" 2>"$TMP/err")
+if [ $? -eq 0 ]; then ok; else bad "policy found from a sub-folder"; fi
+json "policy path" "d['policy'].endswith('pyproject.toml')"
+mkdir -p "$TMP/empty"
+(cd "$TMP/empty" && "$CUWHEEL" release select --tag v0.2.0 >"$TMP/out" 2>"$TMP/err")
+if [ $? -eq 2 ]; then ok; else bad "no policy: exit 2 expected"; fi
+expect_err "no policy" "no release policy"
+printf '[release]\ncore = "dyng"\nplugins_since = "0.2"\n' >"$TMP/bad.toml"
+run "bad policy" 2 release select --tag v0.2.0 --policy "$TMP/bad.toml"
+expect_err "bad policy" "bad.toml:3: unknown key \"plugins_since\" in [release] (did you mean \"plugins-since\"?)"
+run "missing policy file" 2 release select --tag v0.2.0 --policy "$TMP/nope.toml"
+expect_err "missing policy file" "nope.toml"
+
+# --- plan --------------------------------------------------------------------
+run "plan v0.2.0" 0 release plan --tag v0.2.0 --format json
+json "plan v0.2.0 order" "[s['environment'] for s in d['steps']] == ['testpypi-cu12', 'testpypi-cu13', 'testpypi', 'pypi-cu12', 'pypi-cu13', 'pypi']"
+json "plan v0.2.0 needs" "d['steps'][2]['needs'] == ['testpypi-dyng-cu12', 'testpypi-dyng-cu13'] and d['steps'][3]['needs'] == ['testpypi-dyng']"
+json "plan v0.2.0 step" "d['steps'][0] == {'step': 1, 'stage': 1, 'id': 'testpypi-dyng-cu12', 'job': 'test_plugins', 'index': 'testpypi', 'repository_url': 'https://test.pypi.org/legacy/', 'environment': 'testpypi-cu12', 'distribution': 'dyng-cu12', 'core': False, 'directory': 'dist/dyng-cu12', 'needs': []}"
+json "plan v0.2.0 jobs" "[len(d['jobs'][k]) for k in ('test_plugins', 'test_core', 'production_plugins', 'production_core')] == [2, 1, 2, 1]"
+run "plan rc" 0 release plan --tag v0.2.0rc1 --format json
+json "plan rc" "[s['index'] for s in d['steps']] == ['testpypi'] * 3 and d['jobs']['production_core'] == []"
+run "plan v0.0.1" 0 release plan --tag v0.0.1 --format json
+json "plan v0.0.1" "[s['id'] for s in d['steps']] == ['testpypi-dyng', 'pypi-dyng'] and d['steps'][1]['needs'] == ['testpypi-dyng']"
+run "plan text" 0 release plan --tag v0.2.0
+expect_out "plan text" "6 uploads"
+run "plan bad tag" 2 release plan --tag v0.2
+expect_err "plan bad tag" "release segments"
+
+# --- verify ------------------------------------------------------------------
+$MAKE "$TMP/good" 0.2.0 --plugins dyng-cu12,dyng-cu13
+run "verify good" 0 release verify "$TMP/good" --version 0.2.0
+expect_out "verify good" "4 of 4 expected files for 0.2.0, 4 files in the folder, 0 problems"
+run "verify good json" 0 release verify "$TMP/good" --version v0.2.0 --format json
+json "verify good json" "d['ok'] is True and d['findings'] == [] and all(e['file'] for e in d['expected']) and d['command'] == 'release verify'"
+
+$MAKE "$TMP/core013" 0.1.3
+run "verify core-only" 0 release verify "$TMP/core013" --version 0.1.3
+
+$MAKE "$TMP/rc" 0.2.0rc1 --plugins dyng-cu12,dyng-cu13
+run "verify rc" 0 release verify "$TMP/rc" --version 0.2.0rc1
+
+cp -r "$TMP/good" "$TMP/missing"
+rm "$TMP/missing/dyng_cu13-0.2.0-cp312-abi3-manylinux_2_28_x86_64.whl"
+echo notes >"$TMP/missing/NOTES.txt"
+run "verify missing+extra" 1 release verify "$TMP/missing" --version 0.2.0
+expect_out "verify missing" "dyng_cu13-0.2.0-cp312-abi3-manylinux_2_28_x86_64.whl: error[missing]: the manylinux_2_28_x86_64 wheel of dyng-cu13 0.2.0 is missing"
+expect_out "verify extra" "NOTES.txt: error[extra]: not a wheel (.whl) or an sdist (.tar.gz)"
+run "verify missing json" 1 release verify "$TMP/missing" --version 0.2.0 --format json
+json "verify missing json" "d['ok'] is False and sorted(f['code'] for f in d['findings']) == ['extra', 'missing']"
+
+$MAKE "$TMP/psdist" 0.2.0 --plugins dyng-cu12,dyng-cu13 --plugin-sdist
+run "verify plugin sdist" 1 release verify "$TMP/psdist" --version 0.2.0
+expect_out "verify plugin sdist" "dyng_cu12-0.2.0.tar.gz: error[extra]: plugin sdists are not released"
+
+$MAKE "$TMP/pin" 0.2.0 --plugins dyng-cu12,dyng-cu13 --plugin-requires 'dyng>=0.2'
+run "verify core pin" 1 release verify "$TMP/pin" --version 0.2.0
+expect_out "verify core pin" "error[core-pin]"
+
+$MAKE "$TMP/mdver" 0.2.0 --plugins dyng-cu12,dyng-cu13 --metadata-version 0.2.1
+run "verify metadata version" 1 release verify "$TMP/mdver" --version 0.2.0
+expect_out "verify metadata version" "METADATA Version \"0.2.1\" is not the release's 0.2.0"
+expect_out "verify pkg-info version" "dyng-0.2.0/PKG-INFO Version \"0.2.1\""
+
+$MAKE "$TMP/tagline" 0.2.0 --plugins dyng-cu12,dyng-cu13 --wheel-tag-line py2-none-any
+run "verify WHEEL tags" 1 release verify "$TMP/tagline" --version 0.2.0
+expect_out "verify WHEEL tags" "error[tag-mismatch]"
+
+$MAKE "$TMP/platform" 0.2.0 --plugins dyng-cu12,dyng-cu13 --platforms manylinux_2_28_aarch64
+run "verify platform" 1 release verify "$TMP/platform" --version 0.2.0
+expect_out "verify platform" "is none of the plugin platforms (manylinux_2_28_x86_64)"
+
+run "verify wrong version" 1 release verify "$TMP/good" --version 0.2.1
+expect_out "verify wrong version" "file name version 0.2.0 is not the release's 0.2.1"
+
+cp -r "$TMP/good" "$TMP/corrupt"
+echo "not a zip" >"$TMP/corrupt/dyng-0.2.0-py3-none-any.whl"
+run "verify unreadable" 2 release verify "$TMP/corrupt" --version 0.2.0
+expect_out "verify unreadable" "dyng-0.2.0-py3-none-any.whl: error[unreadable]"
+
+run "verify no folder" 2 release verify "$TMP/nowhere" --version 0.2.0
+expect_err "verify no folder" "nowhere: not a folder"
+run "verify bad version" 2 release verify "$TMP/good" --version 0.2.0-rc1
+expect_err "verify bad version" '(write "v0.2.0rc1")'
+
+# --- split -------------------------------------------------------------------
+before=$(cd "$TMP/good" && sha256sum * | sha256sum)
+run "split good" 0 release split "$TMP/good" "$TMP/dist" --version 0.2.0
+expect_out "split good" "4 files split into"
+for f in dyng/dyng-0.2.0.tar.gz dyng/dyng-0.2.0-py3-none-any.whl \
+  dyng-cu12/dyng_cu12-0.2.0-cp312-abi3-manylinux_2_28_x86_64.whl \
+  dyng-cu13/dyng_cu13-0.2.0-cp312-abi3-manylinux_2_28_x86_64.whl; do
+  if cmp -s "$TMP/dist/$f" "$TMP/good/$(basename "$f")"; then ok; else bad "split: $f"; fi
+done
+after=$(cd "$TMP/good" && sha256sum * | sha256sum)
+if [ "$before" = "$after" ] && [ "$(ls "$TMP/good" | wc -l)" -eq 4 ]; then ok; else bad "split changed its input"; fi
+run "split again, copy, json" 0 release split "$TMP/good" "$TMP/dist" --version 0.2.0 --copy --format json
+json "split json" "len(d['written']) == 4 and not any(w['linked'] for w in d['written']) and d['command'] == 'release split'"
+# Each split folder verifies on its own? No: a plugin folder lacks the core. But the
+# whole tree holds exactly the four files.
+if [ "$(find "$TMP/dist" -type f | wc -l)" -eq 4 ]; then ok; else bad "split left extra files: $(find "$TMP/dist" -type f)"; fi
+
+run "split refuses a bad set" 1 release split "$TMP/missing" "$TMP/dist2" --version 0.2.0
+expect_err "split refuses" "not split: the folder is not the release set"
+if [ ! -e "$TMP/dist2" ]; then ok; else bad "split wrote output for a bad set"; fi
+run "split --no-verify" 0 release split "$TMP/missing" "$TMP/dist2" --version 0.2.0 --no-verify
+expect_err "split --no-verify warns" "cuwheel: warning:"
+if [ "$(find "$TMP/dist2" -type f | wc -l)" -eq 3 ] && [ ! -e "$TMP/dist2/NOTES.txt" ]; then ok; else bad "split --no-verify: $(find "$TMP/dist2")"; fi
+echo x >"$TMP/outfile"
+run "split into a file" 2 release split "$TMP/good" "$TMP/outfile" --version 0.2.0
+expect_err "split into a file" "exists and is not a folder"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

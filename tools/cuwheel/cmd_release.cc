@@ -1,0 +1,334 @@
+// cuwheel release select|verify|split|plan: which distributions a tag
+// releases, whether a folder holds exactly that release set, one folder per
+// distribution, and the publish order. Library: cuwheel/release.h; user
+// documentation and JSON fields: docs/release.md.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "cuwheel/release.h"
+
+namespace cuwheel::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+namespace rel = cuwheel::release;
+
+struct ReleaseOptions {
+  std::string policy;
+  std::string format = "text";
+  std::string tag;
+  std::string version;
+  std::string dir, out;
+  bool no_verify = false;
+  bool copy = false;
+};
+
+ReleaseOptions g_select, g_verify, g_split, g_plan;
+
+void add_common(CLI::App* sub, ReleaseOptions& o) {
+  sub->add_option("--policy", o.policy,
+                  "Release policy: pyproject.toml ([tool.cuwheel.release]) or cuwheel.toml ([release]); "
+                  "default: searched from the current folder upward");
+  sub->add_option("--format", o.format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
+}
+
+// Loads the policy named by --policy, or the one found from the current
+// folder. Prints the error and returns nullopt when there is none.
+std::optional<rel::Policy> policy_for(const ReleaseOptions& o) {
+  std::string path = o.policy;
+  if (path.empty()) {
+    path = rel::find_policy_file(".");
+    if (path.empty()) {
+      print_error("release",
+                  "no release policy: add [tool.cuwheel.release] to pyproject.toml or [release] to cuwheel.toml "
+                  "(docs/release.md), or give --policy FILE");
+      return std::nullopt;
+    }
+  }
+  auto p = rel::load_policy(path);
+  if (!p) {
+    print_error("", p.error().message());
+    return std::nullopt;
+  }
+  return *p;
+}
+
+json document(const std::string& command, const rel::Policy& policy) {
+  json doc;
+  doc["schema"] = 1;
+  doc["tool"] = "cuwheel " CUWHEEL_VERSION;
+  doc["command"] = "release " + command;
+  doc["policy"] = policy.source;
+  return doc;
+}
+
+void print(const json& doc) {
+  std::cout << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+}
+
+json index_json(const rel::Index& i, const std::string& role) {
+  return json{{"role", role}, {"name", i.name}, {"environment", i.environment}, {"repository_url", i.repository_url}};
+}
+
+json tag_json(const rel::TagInfo& t) {
+  return json{{"tag", t.tag},
+              {"version", t.version_text},
+              {"kind", std::string(rel::to_string(t.kind))},
+              {"prerelease", t.version.is_prerelease()},
+              {"production", t.to_production}};
+}
+
+// --- select ----------------------------------------------------------------
+
+CLI::App* setup_select(CLI::App& app) {
+  CLI::App* group = command_group(app, "release", "Release plumbing: select, verify, split, plan (docs/release.md)");
+  CLI::App* sub = group->add_subcommand("select", "Which distributions a tag releases, and to which indexes");
+  sub->add_option("--tag", g_select.tag, "Release tag, e.g. v0.2.0 or v0.2.0rc1")->required();
+  add_common(sub, g_select);
+  return sub;
+}
+
+int run_select() {
+  auto policy = policy_for(g_select);
+  if (!policy) return kExitUnreadable;
+  auto sel = rel::select(g_select.tag, *policy);
+  if (!sel) {
+    print_error("", sel.error().message());
+    return kExitUnreadable;
+  }
+  if (g_select.format == "json") {
+    json doc = document("select", *policy);
+    doc.update(tag_json(sel->tag));
+    doc["plugins"] = sel->plugins;
+    json indexes = json::array();
+    for (size_t i = 0; i < sel->indexes.size(); ++i)
+      indexes.push_back(index_json(sel->indexes[i], i == 0 ? "test" : "production"));
+    doc["indexes"] = indexes;
+    json dists = json::array();
+    for (const auto& d : sel->distributions) {
+      json envs = json::array();
+      for (const auto& i : sel->indexes) envs.push_back(rel::environment_for(i, d));
+      dists.push_back(json{{"name", d.normalized},
+                           {"core", d.core},
+                           {"file_prefix", d.file_prefix},
+                           {"environment_suffix", d.environment_suffix},
+                           {"directory", d.directory},
+                           {"environments", envs}});
+    }
+    doc["distributions"] = dists;
+    print(doc);
+    return kExitOk;
+  }
+  std::string idx;
+  for (const auto& i : sel->indexes) idx += (idx.empty() ? "" : ", ") + i.name;
+  std::printf("%s: version %s (%s), to %s\n", sel->tag.tag.c_str(), sel->tag.version_text.c_str(),
+              std::string(rel::to_string(sel->tag.kind)).c_str(), idx.c_str());
+  if (!sel->tag.to_production)
+    std::printf("  a pre-release: the test index only\n");
+  if (!policy->plugins.empty() && !sel->plugins)
+    std::printf("  no plugins: they ship from %s (plugins-since)\n",
+                policy->plugins_since ? policy->plugins_since->to_string().c_str() : "?");
+  for (const auto& d : sel->distributions) {
+    std::string envs;
+    for (const auto& i : sel->indexes) envs += (envs.empty() ? "" : ", ") + rel::environment_for(i, d);
+    std::printf("  %-20s %-6s files %s-*  environments %s\n", d.normalized.c_str(), d.core ? "core" : "plugin",
+                d.file_prefix.c_str(), envs.c_str());
+  }
+  return kExitOk;
+}
+
+// --- verify ----------------------------------------------------------------
+
+json verify_json(const rel::VerifyReport& r) {
+  json doc;
+  doc.update(tag_json(r.selection.tag));
+  doc["ok"] = r.ok();
+  json expected = json::array();
+  for (const auto& e : r.expected)
+    expected.push_back(json{{"distribution", e.distribution},
+                            {"kind", e.kind},
+                            {"slot", e.slot},
+                            {"file", e.file.empty() ? json(nullptr) : json(e.file)},
+                            {"example", e.example}});
+  doc["expected"] = expected;
+  doc["files"] = r.files;
+  json findings = json::array();
+  for (const auto& f : r.findings) findings.push_back(json{{"file", f.file}, {"code", f.code}, {"message", f.message}});
+  doc["findings"] = findings;
+  return doc;
+}
+
+void print_findings_text(const std::string& dir, const rel::VerifyReport& r) {
+  for (const auto& f : r.findings) std::printf("%s/%s: error[%s]: %s\n", dir.c_str(), f.file.c_str(), f.code.c_str(), f.message.c_str());
+  size_t found = 0;
+  for (const auto& e : r.expected) found += !e.file.empty();
+  std::printf("%s: %zu of %zu expected files for %s, %zu file%s in the folder, %zu problem%s\n", dir.c_str(), found,
+              r.expected.size(), r.selection.tag.version_text.c_str(), r.files.size(), r.files.size() == 1 ? "" : "s",
+              r.findings.size(), r.findings.size() == 1 ? "" : "s");
+}
+
+int verify_status(const rel::VerifyReport& r) {
+  if (r.any_unreadable()) return kExitUnreadable;
+  return r.ok() ? kExitOk : kExitFindings;
+}
+
+CLI::App* setup_verify(CLI::App& app) {
+  CLI::App* group = command_group(app, "release", "Release plumbing: select, verify, split, plan (docs/release.md)");
+  CLI::App* sub = group->add_subcommand("verify", "Check that a folder holds exactly the release set of a version");
+  sub->add_option("DIR", g_verify.dir, "Folder of built wheels and sdists")->required();
+  sub->add_option("--version", g_verify.version, "Release version or tag, e.g. 0.2.0 or v0.2.0")->required();
+  add_common(sub, g_verify);
+  return sub;
+}
+
+int run_verify() {
+  auto policy = policy_for(g_verify);
+  if (!policy) return kExitUnreadable;
+  auto r = rel::verify_release(g_verify.dir, g_verify.version, *policy);
+  if (!r) {
+    print_error("", r.error().message());
+    return kExitUnreadable;
+  }
+  if (g_verify.format == "json") {
+    json doc = document("verify", *policy);
+    doc["directory"] = g_verify.dir;
+    doc.update(verify_json(*r));
+    print(doc);
+  } else {
+    print_findings_text(g_verify.dir, *r);
+  }
+  return verify_status(*r);
+}
+
+// --- split -----------------------------------------------------------------
+
+CLI::App* setup_split(CLI::App& app) {
+  CLI::App* group = command_group(app, "release", "Release plumbing: select, verify, split, plan (docs/release.md)");
+  CLI::App* sub = group->add_subcommand("split", "Put each file of a verified release set into OUT/<distribution>/");
+  sub->add_option("DIR", g_split.dir, "Folder of built wheels and sdists (not modified)")->required();
+  sub->add_option("OUT", g_split.out, "Output folder")->required();
+  sub->add_option("--version", g_split.version, "Release version or tag, e.g. 0.2.0 or v0.2.0")->required();
+  sub->add_flag("--no-verify", g_split.no_verify,
+                "Split even when verify finds problems (they are printed as warnings; unassigned files are skipped)");
+  sub->add_flag("--copy", g_split.copy, "Copy files instead of hard-linking them");
+  add_common(sub, g_split);
+  return sub;
+}
+
+int run_split() {
+  auto policy = policy_for(g_split);
+  if (!policy) return kExitUnreadable;
+  auto r = rel::verify_release(g_split.dir, g_split.version, *policy);
+  if (!r) {
+    print_error("", r.error().message());
+    return kExitUnreadable;
+  }
+  if (!r->ok()) {
+    if (!g_split.no_verify) {
+      if (g_split.format == "json") {
+        json doc = document("split", *policy);
+        doc["directory"] = g_split.dir;
+        doc.update(verify_json(*r));
+        doc["written"] = json::array();
+        print(doc);
+      } else {
+        print_findings_text(g_split.dir, *r);
+      }
+      print_error(g_split.dir, "not split: the folder is not the release set (use --no-verify to split anyway)");
+      return verify_status(*r);
+    }
+    for (const auto& f : r->findings) print_warning(g_split.dir + "/" + f.file, f.message + " [" + f.code + "]");
+  }
+  auto actions = rel::split_release(g_split.dir, *r, g_split.out, g_split.copy);
+  if (!actions) {
+    print_error("", actions.error().message());
+    return kExitUnreadable;
+  }
+  if (g_split.format == "json") {
+    json doc = document("split", *policy);
+    doc["directory"] = g_split.dir;
+    doc.update(verify_json(*r));
+    json written = json::array();
+    for (const auto& a : *actions)
+      written.push_back(json{{"file", a.file}, {"destination", a.destination}, {"linked", a.linked}});
+    doc["written"] = written;
+    print(doc);
+  } else {
+    for (const auto& a : *actions)
+      std::printf("%s -> %s (%s)\n", a.file.c_str(), a.destination.c_str(), a.linked ? "hard link" : "copy");
+    std::printf("%zu file%s split into %s\n", actions->size(), actions->size() == 1 ? "" : "s", g_split.out.c_str());
+  }
+  return kExitOk;
+}
+
+// --- plan ------------------------------------------------------------------
+
+CLI::App* setup_plan(CLI::App& app) {
+  CLI::App* group = command_group(app, "release", "Release plumbing: select, verify, split, plan (docs/release.md)");
+  CLI::App* sub = group->add_subcommand("plan", "The publish order of a tag's distributions, as steps");
+  sub->add_option("--tag", g_plan.tag, "Release tag, e.g. v0.2.0 or v0.2.0rc1")->required();
+  add_common(sub, g_plan);
+  return sub;
+}
+
+int run_plan() {
+  auto policy = policy_for(g_plan);
+  if (!policy) return kExitUnreadable;
+  auto sel = rel::select(g_plan.tag, *policy);
+  if (!sel) {
+    print_error("", sel.error().message());
+    return kExitUnreadable;
+  }
+  auto steps = rel::plan_release(*sel);
+  if (g_plan.format == "json") {
+    json doc = document("plan", *policy);
+    doc.update(tag_json(sel->tag));
+    json arr = json::array();
+    json jobs = json{{"test_plugins", json::array()},
+                     {"test_core", json::array()},
+                     {"production_plugins", json::array()},
+                     {"production_core", json::array()}};
+    for (const auto& s : steps) {
+      json j{{"step", s.step},
+             {"stage", s.stage},
+             {"id", s.id},
+             {"job", s.job},
+             {"index", s.index.name},
+             {"repository_url", s.index.repository_url},
+             {"environment", s.environment},
+             {"distribution", s.distribution},
+             {"core", s.core},
+             {"directory", s.directory},
+             {"needs", s.needs}};
+      jobs[s.job].push_back(j);
+      arr.push_back(std::move(j));
+    }
+    doc["steps"] = arr;
+    doc["jobs"] = jobs;
+    print(doc);
+    return kExitOk;
+  }
+  std::printf("%s: version %s (%s), %zu upload%s\n", sel->tag.tag.c_str(), sel->tag.version_text.c_str(),
+              std::string(rel::to_string(sel->tag.kind)).c_str(), steps.size(), steps.size() == 1 ? "" : "s");
+  for (const auto& s : steps) {
+    std::string needs;
+    for (const auto& n : s.needs) needs += (needs.empty() ? "" : ", ") + n;
+    std::printf("  %2d. stage %d  %-10s %-18s %-20s %-24s needs %s\n", s.step, s.stage, s.index.name.c_str(),
+                s.environment.c_str(), s.distribution.c_str(), s.directory.c_str(), needs.empty() ? "-" : needs.c_str());
+  }
+  return kExitOk;
+}
+
+const CommandRegistration kSelect(Command{20, setup_select, run_select});
+const CommandRegistration kVerify(Command{21, setup_verify, run_verify});
+const CommandRegistration kSplit(Command{22, setup_split, run_split});
+const CommandRegistration kPlan(Command{23, setup_plan, run_plan});
+
+}  // namespace
+
+}  // namespace cuwheel::cli
