@@ -1,0 +1,165 @@
+// Getting a pinned CUDA toolkit onto a build machine: download the locked
+// RPMs, verify them (again, offline), unpack them into a CUDA_HOME tree, and
+// check that tree before a build starts. Users' view: docs/toolkit.md
+// (sections download, verify, extract, check).
+//
+// Trust chain. The lock (cuwheel/toolkit_lock.h) pins each file's SHA-256
+// and size, and the repository key's OpenPGP fingerprint. A file is
+// accepted only when (1) its size and SHA-256 are the pinned ones, and, when
+// the lock pins a fingerprint, (2) the key fetched from key_url has that
+// fingerprint, (3) the RPM's header carries a good signature by that key
+// and (4) the payload's SHA-256 is the one the signed header records
+// (cuwheel/rpm.h). Files that fail are never left under their final name.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cuwheel/expected.h"
+#include "cuwheel/toolkit_lock.h"
+
+namespace cuwheel::toolkit {
+
+/// What happened to one locked file.
+struct FileOutcome {
+  enum class Status {
+    downloaded,    ///< fetched and verified
+    reused,        ///< already in the folder with the pinned digest, verified
+    verified,      ///< (verify) present and verified
+    rejected,      ///< the bytes do not match the pin or the signature check failed
+    unavailable,   ///< could not be fetched or read (HTTP error, missing file, I/O)
+  };
+  std::string file;             ///< file name in the folder (last component of `location`)
+  Status status = Status::unavailable;
+  std::string nevra;            ///< from the RPM header ("" when not read)
+  bool signature_checked = false;
+  std::string message;          ///< why rejected/unavailable; a note for a re-download ("" otherwise)
+};
+
+/// "downloaded", "reused", "verified", "rejected", "unavailable".
+const char* to_string(FileOutcome::Status s);
+
+/// The result of download or verify.
+struct FetchReport {
+  std::string toolkit;               ///< lock key ("cu12")
+  std::string key_file;              ///< name of the stored key in the folder ("" = none)
+  std::string key_fingerprint;       ///< the accepted fingerprint ("" = signatures not checked)
+  std::vector<FileOutcome> files;    ///< in lock order
+  bool sums_written = false;         ///< SHA256SUMS written (only when every file passed)
+  /// Why the repository key was refused (its fingerprint is not the pinned
+  /// one, or it is not a key); no file is checked then and ok() is false.
+  std::string key_rejected;
+
+  /// True when every file was downloaded, reused or verified.
+  bool ok() const;
+  /// True when the key or some file was rejected (a verification said no).
+  bool any_rejected() const;
+};
+
+/// Called before each file: (file name, index from 0, count).
+using FetchProgress = std::function<void(const std::string&, size_t, size_t)>;
+
+/// The name a locked file gets in a download folder: the last '/'-separated
+/// component of `location`. Errors: empty, ".", "..", or a name with a NUL.
+Expected<std::string> local_name(const LockedRpm& rpm);
+
+/// `cuwheel toolkit download`. Creates `dest` if needed. When the toolkit
+/// pins a key fingerprint and `signatures` is true, fetches `key_url`
+/// (http_get, cuwheel/toolkit_http.h; 1 MiB at most), accepts it only with
+/// the pinned fingerprint and stores it atomically as dest/<last component
+/// of key_url>. Then for each locked RPM: a file already at dest/<name> is
+/// reused only when its size, SHA-256 (and signature) are right; otherwise
+/// it is removed (a message says so) and fetched again. A fetch goes to
+/// dest/<name>.part.<pid>, is checked (size, SHA-256, header signature,
+/// payload digest) and renamed to dest/<name> only then; a failure removes
+/// it. Every file is attempted. Only when all pass is dest/SHA256SUMS
+/// written (sha256sum(1) format: "<64 hex>  <name>\n", sorted by name,
+/// atomically); otherwise a SHA256SUMS left by an earlier run is removed.
+/// A key that is not the pinned one is reported in `key_rejected` (no file
+/// is fetched then). Errors (the whole run stops): `dest` cannot be
+/// created, the key cannot be fetched, the lock pins a fingerprint but no
+/// key_url, SHA256SUMS cannot be written.
+Expected<FetchReport> download_toolkit(const LockedToolkit& tk, const std::string& dest,
+                                       bool signatures = true, const FetchProgress& progress = {});
+
+/// `cuwheel toolkit verify`: the checks of download, offline, on `dir`.
+/// Sizes and SHA-256 always; with `signatures`, the key is read from
+/// dir/<last component of key_url> (as download stored it), must have the
+/// pinned fingerprint, and every header signature and payload digest is
+/// checked; a stored key that is not the pinned one is reported in
+/// `key_rejected`. Errors (the whole run stops): `dir` is not a folder,
+/// `signatures` requested but the lock pins no fingerprint, the stored key
+/// cannot be read.
+Expected<FetchReport> verify_toolkit(const LockedToolkit& tk, const std::string& dir, bool signatures);
+
+/// What extract_toolkit did.
+struct ExtractReport {
+  std::string release;                   ///< "X.Y" of the /usr/local/cuda-X.Y/ prefix
+  std::vector<std::string> packages;     ///< RPM file names, in SHA256SUMS order
+  uint64_t files = 0, directories = 0, symlinks = 0, hardlinks = 0;
+  std::vector<std::string> skipped;      ///< "<rpm>: <member>" outside the toolkit prefix (not extracted)
+};
+
+/// `cuwheel toolkit extract`: unpacks the RPMs listed in dir/SHA256SUMS (each
+/// digest checked first) into `prefix`, with libarchive (its RPM filter and
+/// cpio reader; no rpm, no root). Mapping: a member
+/// "/usr/local/cuda-X.Y/<rest>" (where NVIDIA's RPMs install) becomes
+/// "<prefix>/<rest>", so `prefix` is a CUDA_HOME; members elsewhere (e.g.
+/// /etc/profile.d/, /etc/ld.so.conf.d/) are skipped and reported; ancestors
+/// of the prefix (/usr, /usr/local) are ignored. Owners are not restored;
+/// set-id bits are dropped. Symbolic links: an absolute target inside
+/// /usr/local/cuda-X.Y/ is rewritten relative to the link's folder; an
+/// absolute target elsewhere, or a relative one that leaves the tree, is an
+/// error. Member names that are absolute after the mapping or contain ".."
+/// are refused (and libarchive's ARCHIVE_EXTRACT_SECURE_* checks apply).
+/// The tree is built in "<prefix>.part.<pid>" and renamed to `prefix` at
+/// the end, so a failed extraction leaves no partial CUDA_HOME.
+/// `release` ("X.Y", or "" to take it from the first package) must match
+/// every package's prefix. Errors: `prefix` exists and is not an empty
+/// folder, SHA256SUMS missing or malformed, a digest mismatch, an RPM
+/// libarchive cannot read, a refused member or link (naming the RPM and
+/// the member), packages of two releases, file-system failures.
+Expected<ExtractReport> extract_toolkit(const std::string& dir, const std::string& prefix,
+                                        const std::string& release = "");
+
+/// Options of check_toolkit.
+struct CheckOptions {
+  std::string release;         ///< pinned "X.Y"
+  std::string host_compiler;   ///< passed to nvcc as -ccbin ("" = nvcc's default)
+  int timeout_s = 600;         ///< per command; a command still running is killed
+};
+
+/// One step of check_toolkit.
+struct CheckStep {
+  std::string name;       ///< "nvcc-release", "eula", "compile"
+  bool ok = false;
+  std::string message;    ///< one line; for a failure, what was found vs expected
+  std::string output;     ///< the command's combined output (for compile), "" otherwise
+};
+
+/// The result of check_toolkit.
+struct CheckReport {
+  std::string nvcc_release;  ///< "X.Y" parsed from nvcc --version ("" if not)
+  std::string nvcc_version;  ///< "X.Y.Z" parsed from "V..." ("" if not)
+  std::vector<CheckStep> steps;
+  bool ok() const;
+};
+
+/// Parses the release and version from `nvcc --version` output
+/// ("Cuda compilation tools, release 12.9, V12.9.86"). Returns false when
+/// the line is absent.
+bool parse_nvcc_version(const std::string& text, std::string& release, std::string& version);
+
+/// `cuwheel toolkit check`, the before-build check: (1) prefix/bin/nvcc
+/// --version reports release `opts.release` and a version of the same
+/// major; (2) prefix/EULA.txt exists; (3) a small kernel with a host main
+/// compiles and links against the static runtime in a temporary folder:
+/// `prefix/bin/nvcc [-ccbin HOST] -cudart static -o t t.cu`. Steps after a
+/// failed nvcc step are still run when they can be (the EULA). Errors only
+/// for a bad `opts.release` or when no temporary folder can be created; a
+/// failing step is a CheckStep with ok == false.
+Expected<CheckReport> check_toolkit(const std::string& prefix, const CheckOptions& opts);
+
+}  // namespace cuwheel::toolkit

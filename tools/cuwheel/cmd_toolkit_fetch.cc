@@ -1,0 +1,297 @@
+// `cuwheel toolkit download|verify|extract|check`: getting the pinned CUDA
+// toolkit onto a build machine and checking it before the build. Library
+// side: include/cuwheel/toolkit_fetch.h. Docs: docs/toolkit.md.
+//
+//   download  fetch the locked RPMs into a folder, every digest and
+//             signature checked; writes SHA256SUMS
+//   verify    the same checks offline, on a folder restored from a cache
+//   extract   unpack the verified RPMs into a CUDA_HOME tree
+//   check     nvcc's release, EULA.txt, and a kernel compiled and linked
+//
+// Exit status: 0 all good; 1 a check said no (a digest, size, signature,
+// fingerprint, release, licence or compile failure); 2 an input could not
+// be read (lock, folder, network, 404) or a usage error.
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "cuwheel/toolkit_fetch.h"
+#include "cuwheel/toolkit_lock.h"
+
+namespace cuwheel::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+namespace tk = cuwheel::toolkit;
+
+struct Options {
+  std::string lock = "cuwheel-toolkit.lock";
+  std::string name;
+  std::string dest;
+  std::string dir;
+  std::string prefix;
+  std::string into;
+  std::string release;
+  std::string host_compiler;
+  bool signatures = false;
+  bool no_signatures = false;
+  std::string format = "text";
+};
+Options g;
+
+json document(const std::string& command) {
+  json doc;
+  doc["schema"] = 1;
+  doc["tool"] = "cuwheel";
+  doc["command"] = command;
+  return doc;
+}
+
+void print_json(const json& doc) {
+  std::cout << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+}
+
+// Reads the lock and finds --name; prints the error and returns nullptr.
+const tk::LockedToolkit* load_toolkit(tk::Lock& lock, const std::string& where) {
+  auto l = tk::read_lock(g.lock);
+  if (!l) {
+    print_error(where, l.error().message());
+    return nullptr;
+  }
+  lock = std::move(*l);
+  if (g.name.empty()) {
+    if (lock.toolkits.size() == 1) return &lock.toolkits[0];
+    print_error(where, g.lock + ": holds " + std::to_string(lock.toolkits.size()) +
+                           " toolkits; choose one with --name");
+    return nullptr;
+  }
+  const tk::LockedToolkit* t = lock.find(g.name);
+  if (!t) print_error(where, g.lock + ": no toolkit named '" + g.name + "'");
+  return t;
+}
+
+json report_json(const std::string& command, const tk::FetchReport& r, const std::string& folder) {
+  json doc = document(command);
+  doc["toolkit"] = r.toolkit;
+  doc["folder"] = folder;
+  doc["ok"] = r.ok();
+  doc["key"] = r.key_fingerprint.empty() ? json(nullptr)
+                                         : json{{"file", r.key_file}, {"fingerprint", r.key_fingerprint}};
+  if (!r.key_rejected.empty()) doc["key_rejected"] = r.key_rejected;
+  json files = json::array();
+  for (const auto& f : r.files) {
+    json j;
+    j["file"] = f.file;
+    j["status"] = tk::to_string(f.status);
+    j["nevra"] = f.nevra.empty() ? json(nullptr) : json(f.nevra);
+    j["signature_checked"] = f.signature_checked;
+    j["message"] = f.message.empty() ? json(nullptr) : json(f.message);
+    files.push_back(j);
+  }
+  doc["files"] = files;
+  doc["sha256sums_written"] = r.sums_written;
+  return doc;
+}
+
+// Prints a download/verify report and returns the exit status.
+int finish_fetch(const std::string& command, const tk::FetchReport& r, const std::string& folder) {
+  if (g.format == "json") {
+    print_json(report_json(command, r, folder));
+  } else {
+    if (!r.key_rejected.empty()) print_error(command, r.key_rejected);
+    size_t good = 0;
+    for (const auto& f : r.files) {
+      bool ok = f.status != tk::FileOutcome::Status::rejected && f.status != tk::FileOutcome::Status::unavailable;
+      if (!ok) {
+        print_error(command, f.file + ": " + f.message);
+        continue;
+      }
+      ++good;
+      if (!f.message.empty()) print_warning(command, f.file + ": " + f.message);
+      std::cout << tk::to_string(f.status) << " " << f.file;
+      if (!f.nevra.empty()) std::cout << " (" << f.nevra << (f.signature_checked ? ", signature good" : "") << ")";
+      std::cout << "\n";
+    }
+    if (r.key_rejected.empty()) {
+      std::cout << r.toolkit << ": " << good << " of " << r.files.size() << " files good in " << folder;
+      if (!r.key_fingerprint.empty()) std::cout << ", signed by " << r.key_fingerprint;
+      if (r.sums_written) std::cout << "; wrote " << folder << "/SHA256SUMS";
+      std::cout << "\n";
+    }
+  }
+  if (r.ok()) return kExitOk;
+  return r.any_rejected() ? kExitFindings : kExitUnreadable;
+}
+
+int run_download() {
+  const std::string where = "toolkit download";
+  tk::Lock lock;
+  const tk::LockedToolkit* t = load_toolkit(lock, where);
+  if (!t) return kExitUnreadable;
+  if (t->key_fingerprint.empty() && !g.no_signatures)
+    print_warning(where, g.lock + ": toolkit " + t->name + " pins no key fingerprint: signatures are not checked");
+  auto r = tk::download_toolkit(*t, g.dest, !g.no_signatures);
+  if (!r) {
+    print_error(where, r.error().message());
+    return kExitUnreadable;
+  }
+  return finish_fetch(where, *r, g.dest);
+}
+
+int run_verify() {
+  const std::string where = "toolkit verify";
+  tk::Lock lock;
+  const tk::LockedToolkit* t = load_toolkit(lock, where);
+  if (!t) return kExitUnreadable;
+  auto r = tk::verify_toolkit(*t, g.dir, g.signatures);
+  if (!r) {
+    print_error(where, r.error().message());
+    return kExitUnreadable;
+  }
+  return finish_fetch(where, *r, g.dir);
+}
+
+int run_extract() {
+  const std::string where = "toolkit extract";
+  auto r = tk::extract_toolkit(g.dir, g.into, g.release);
+  if (!r) {
+    print_error(where, r.error().message());
+    // A digest mismatch is a verification failure; the rest is unreadable input.
+    return r.error().message().find(", SHA256SUMS records ") != std::string::npos ? kExitFindings
+                                                                                  : kExitUnreadable;
+  }
+  if (g.format == "json") {
+    json doc = document(where);
+    doc["prefix"] = g.into;
+    doc["release"] = r->release;
+    doc["packages"] = r->packages;
+    doc["files"] = r->files;
+    doc["directories"] = r->directories;
+    doc["symlinks"] = r->symlinks;
+    doc["hardlinks"] = r->hardlinks;
+    doc["skipped"] = r->skipped;
+    print_json(doc);
+  } else {
+    for (const auto& s : r->skipped) print_warning(where, s + ": outside /usr/local/cuda-" + r->release + "/, not extracted");
+    std::cout << "extracted CUDA " << r->release << " from " << r->packages.size() << " packages into " << g.into
+              << " (" << r->files << " files, " << r->symlinks << " symbolic links, " << r->hardlinks
+              << " hard links)\n";
+  }
+  return kExitOk;
+}
+
+int run_check() {
+  const std::string where = "toolkit check";
+  tk::CheckOptions opts;
+  opts.release = g.release;
+  if (opts.release.empty()) {
+    tk::Lock lock;
+    const tk::LockedToolkit* t = load_toolkit(lock, where);
+    if (!t) return kExitUnreadable;
+    opts.release = t->release;
+  }
+  opts.host_compiler = g.host_compiler;
+  if (opts.host_compiler.empty()) {
+    const char* h = std::getenv("CUDAHOSTCXX");
+    if (h) opts.host_compiler = h;
+  }
+  auto r = tk::check_toolkit(g.prefix, opts);
+  if (!r) {
+    print_error(where, r.error().message());
+    return kExitUnreadable;
+  }
+  if (g.format == "json") {
+    json doc = document(where);
+    doc["prefix"] = g.prefix;
+    doc["release"] = opts.release;
+    doc["nvcc_release"] = r->nvcc_release.empty() ? json(nullptr) : json(r->nvcc_release);
+    doc["nvcc_version"] = r->nvcc_version.empty() ? json(nullptr) : json(r->nvcc_version);
+    doc["host_compiler"] = opts.host_compiler.empty() ? json(nullptr) : json(opts.host_compiler);
+    doc["ok"] = r->ok();
+    json steps = json::array();
+    for (const auto& s : r->steps) {
+      json j{{"step", s.name}, {"ok", s.ok}, {"message", s.message}};
+      if (!s.ok && !s.output.empty()) j["output"] = s.output;
+      steps.push_back(j);
+    }
+    doc["steps"] = steps;
+    print_json(doc);
+  } else {
+    for (const auto& s : r->steps) {
+      if (s.ok) {
+        std::cout << "ok " << s.name << ": " << s.message << "\n";
+      } else {
+        if (!s.output.empty()) std::cerr << s.output;
+        print_error(where, s.message);
+      }
+    }
+  }
+  return r->ok() ? kExitOk : kExitFindings;
+}
+
+CLI::App* group(CLI::App& app) {
+  return command_group(app, "toolkit", "Pin, download, verify and unpack a CUDA toolkit from NVIDIA's RPM repository");
+}
+
+void add_lock(CLI::App* cmd) {
+  cmd->add_option("--lock", g.lock, "Lock file written by `cuwheel toolkit lock`")->capture_default_str();
+  cmd->add_option("--name", g.name, "Toolkit in the lock (e.g. cu12); optional when it holds one");
+}
+
+void add_format(CLI::App* cmd) {
+  cmd->add_option("--format", g.format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+}
+
+CLI::App* setup_download(CLI::App& app) {
+  auto* cmd = group(app)->add_subcommand(
+      "download", "Fetch the locked RPMs into a folder, checking sizes, SHA-256 and the pinned key's signatures");
+  add_lock(cmd);
+  cmd->add_option("--dest", g.dest, "Download folder (created if needed; files already there are reused only when verified)")
+      ->required();
+  cmd->add_flag("--no-signatures", g.no_signatures, "Check sizes and digests only (not the repository key's signatures)");
+  add_format(cmd);
+  return cmd;
+}
+
+CLI::App* setup_verify(CLI::App& app) {
+  auto* cmd = group(app)->add_subcommand("verify", "Check a download folder against the lock, offline");
+  cmd->add_option("DIR", g.dir, "Folder written by `toolkit download`")->required();
+  add_lock(cmd);
+  cmd->add_flag("--signatures", g.signatures,
+                "Also check every header signature with the stored key (which must have the pinned fingerprint)");
+  add_format(cmd);
+  return cmd;
+}
+
+CLI::App* setup_extract(CLI::App& app) {
+  auto* cmd = group(app)->add_subcommand(
+      "extract", "Unpack the RPMs of a download folder into a CUDA_HOME tree (no root, no rpm)");
+  cmd->add_option("DIR", g.dir, "Folder written by `toolkit download` (its SHA256SUMS names the RPMs)")->required();
+  cmd->add_option("--into", g.into, "New folder that becomes CUDA_HOME (/usr/local/cuda-X.Y/ maps to it)")->required();
+  cmd->add_option("--release", g.release, "Require packages of this CUDA release X.Y");
+  add_format(cmd);
+  return cmd;
+}
+
+CLI::App* setup_check(CLI::App& app) {
+  auto* cmd = group(app)->add_subcommand(
+      "check", "Before a build: nvcc's release, EULA.txt, and a kernel compiled and linked with the static runtime");
+  cmd->add_option("PREFIX", g.prefix, "Toolkit root (CUDA_HOME)")->required();
+  cmd->add_option("--release", g.release, "Pinned CUDA release X.Y (default: the lock's release for --name)");
+  add_lock(cmd);
+  cmd->add_option("--host-compiler", g.host_compiler, "Host C++ compiler for nvcc -ccbin (default: $CUDAHOSTCXX)");
+  add_format(cmd);
+  return cmd;
+}
+
+const CommandRegistration kDownload{Command{61, setup_download, run_download}};
+const CommandRegistration kVerify{Command{62, setup_verify, run_verify}};
+const CommandRegistration kExtract{Command{63, setup_extract, run_extract}};
+const CommandRegistration kCheck{Command{64, setup_check, run_check}};
+
+}  // namespace
+
+}  // namespace cuwheel::cli
