@@ -33,6 +33,7 @@ void read_library(LibraryModel& lib, ByteView bytes, const std::function<void(By
     if (f) {
       auto syms = f->dynamic_symbols();
       if (syms) {
+        lib.cuda_symbol_needs = cuda_symbol_needs(*syms);
         for (const auto& s : *syms) {
           // Exported: defined, global or weak, default/protected visibility.
           if (!s.defined() || s.name.empty()) continue;
@@ -135,6 +136,7 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
     mm.name = zm.name;
     mm.compressed_size = zm.compressed_size;
     mm.size = zm.uncompressed_size;
+    mm.crc32 = zm.crc32;
     mm.issues = zm.issues;
     m.members.push_back(std::move(mm));
   }
@@ -264,6 +266,8 @@ Expected<std::vector<CheckModel>> build_models(const std::string& path, const Bu
     } v(m, progress);
     Status s = walk_input(path, WalkOptions{}, v);
     if (!s) return s.error();
+    // A check with nothing to inspect never passes silently.
+    if (m.libraries.empty() && m.read_errors.empty()) return Error(path + ": no wheels or ELF files found in this directory");
     out.push_back(std::move(m));
     return out;
   }

@@ -98,6 +98,53 @@ Expected<LoadFacts> read_load_facts(ByteView data, WarningSink* warnings, const 
   return lf;
 }
 
+std::optional<CudaRelease> symbol_release(std::string_view symbol, std::string_view file) {
+  auto c = classify_soname(file);
+  if (c.kind != LibraryKind::cuda_toolkit) return std::nullopt;
+  // The soname's major: the first number after ".so.".
+  size_t so = file.find(".so.");
+  if (so == std::string_view::npos) return std::nullopt;
+  int soname_major = 0;
+  size_t i = so + 4;
+  for (; i < file.size() && std::isdigit(static_cast<unsigned char>(file[i])) && soname_major < 1000; ++i)
+    soname_major = soname_major * 10 + (file[i] - '0');
+  if (i == so + 4) return std::nullopt;
+  // Trailing "_<major>_<minor>".
+  auto trailing_number = [&symbol](size_t end, size_t& start) -> std::optional<int> {
+    size_t b = end;
+    while (b > 0 && std::isdigit(static_cast<unsigned char>(symbol[b - 1])) && end - b < 4) --b;
+    if (b == end || b == 0 || symbol[b - 1] != '_') return std::nullopt;
+    int v = 0;
+    for (size_t k = b; k < end; ++k) v = v * 10 + (symbol[k] - '0');
+    start = b - 1;
+    return v;
+  };
+  size_t minor_start = 0, major_start = 0;
+  auto minor = trailing_number(symbol.size(), minor_start);
+  if (!minor) return std::nullopt;
+  auto major = trailing_number(minor_start, major_start);
+  if (!major || *major != soname_major || major_start == 0) return std::nullopt;
+  return CudaRelease{*major, *minor};
+}
+
+std::vector<CudaSymbolNeed> cuda_symbol_needs(const std::vector<elf::Symbol>& dynsyms) {
+  std::vector<CudaSymbolNeed> out;
+  for (const auto& s : dynsyms) {
+    if (s.defined() || s.name.empty() || s.version.empty() || s.version_file.empty()) continue;
+    if (classify_soname(s.version_file).kind != LibraryKind::cuda_toolkit) continue;
+    out.push_back({s.name, s.version, s.version_file, symbol_release(s.name, s.version_file)});
+  }
+  std::sort(out.begin(), out.end(), [](const CudaSymbolNeed& a, const CudaSymbolNeed& b) {
+    return std::tie(a.file, a.symbol, a.version) < std::tie(b.file, b.symbol, b.version);
+  });
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const CudaSymbolNeed& a, const CudaSymbolNeed& b) {
+                          return a.file == b.file && a.symbol == b.symbol && a.version == b.version;
+                        }),
+            out.end());
+  return out;
+}
+
 bool arch_less(const std::string& a, const std::string& b) {
   auto key = [](const std::string& s) {
     size_t u = s.find('_');

@@ -97,6 +97,7 @@ struct LibraryModel {
   std::vector<bool> export_weak;     ///< parallel to exports: STB_WEAK (inline/template copies the loader merges)
   std::vector<elf::VersionNeed> version_needs;
   std::vector<std::string> version_need_files;  ///< files named in .gnu.version_r
+  std::vector<CudaSymbolNeed> cuda_symbol_needs;  ///< undefined symbols bound to versions of CUDA libraries
   DeviceCode device;         ///< entries with cubin architectures (Depth::arch)
   DeviceSummary summary;
   std::string error;         ///< why facts are missing ("" when fine)
@@ -106,6 +107,7 @@ struct LibraryModel {
 struct MemberModel {
   std::string name;
   uint64_t compressed_size = 0, size = 0;
+  uint32_t crc32 = 0;          ///< CRC-32 declared in the central directory (APPNOTE 4.4.7)
   uint32_t issues = 0;         ///< MemberIssue bits (wheel.h)
   std::string digest;          ///< RECORD form "sha256=<b64>" (algorithm of its RECORD line), "" when unread
   bool read_ok = false;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cuwheel/bytes.h"
@@ -46,6 +47,49 @@ struct LoadFacts {
 /// `.rodata`) so a caller can let their pages go (Blob::release).
 Expected<LoadFacts> read_load_facts(ByteView data, WarningSink* warnings,
                                     const std::function<void(ByteView)>& done = {});
+
+/// A CUDA release, major.minor ("12.4").
+struct CudaRelease {
+  int major = 0, minor = 0;
+  std::string str() const { return std::to_string(major) + "." + std::to_string(minor); }
+  auto operator<=>(const CudaRelease&) const = default;
+};
+
+/// An undefined dynamic symbol bound to a symbol version of a CUDA toolkit
+/// library: ld.so resolves it only in a file that defines that name at that
+/// version (ELF gABI symbol versioning, .gnu.version/.gnu.version_r), and
+/// otherwise stops with "undefined symbol: NAME, version VER".
+struct CudaSymbolNeed {
+  std::string symbol;   ///< "__nvJitLinkComplete_12_4"
+  std::string version;  ///< version node, "libnvJitLink.so.12"
+  std::string file;     ///< the file of the version need, "libnvJitLink.so.12"
+  /// The first CUDA release whose library exports the symbol, when the
+  /// symbol's name says so (see symbol_release()); nullopt otherwise.
+  std::optional<CudaRelease> first_release;
+};
+
+/// The first CUDA release that exports `symbol` from the CUDA library
+/// `file`, as far as the name encodes it. NVIDIA's libraries version every
+/// symbol with a single node named after the soname (readelf -V on the
+/// CUDA 12 and 13 libraries: libcublasLt.so.13, libcusparse.so.12 and
+/// libnvJitLink.so.13 each define only the node `<soname>`), so the version
+/// node says nothing about the release. nvJitLink alone names its entry
+/// points after the release whose header declared them: nvJitLink.h maps
+/// `nvJitLinkCreate` to `__nvJitLinkCreate_<major>_<minor>`, and each
+/// release keeps exporting the names of every earlier release of its major
+/// (nvidia-nvjitlink-cu12 12.1.105 exports the `_12_0` and `_12_1` names,
+/// 12.4.127 `_12_0` to `_12_4`, 12.9.86 `_12_0` to `_12_9`;
+/// tools/cuda_symbol_releases.py regenerates this from wheels). Returns the
+/// release for a name ending in `_<major>_<minor>` whose major is the
+/// soname's major (`file` "libnvJitLink.so.12" and "..._12_4" -> 12.4);
+/// nullopt for every other symbol.
+std::optional<CudaRelease> symbol_release(std::string_view symbol, std::string_view file);
+
+/// The undefined dynamic symbols of `dynsyms` (File::dynamic_symbols())
+/// bound to a version need of a CUDA toolkit library (classify_soname():
+/// cuda_toolkit), each with symbol_release(); sorted by file, then symbol,
+/// without duplicates.
+std::vector<CudaSymbolNeed> cuda_symbol_needs(const std::vector<elf::Symbol>& dynsyms);
 
 /// The architectures and sizes of a library's device code, for summaries.
 struct DeviceSummary {

@@ -196,8 +196,16 @@ expect_out '^  sass +sm_80'
 expect_rc 0 show noshdr.so
 expect_out '^  needed +libcudart.so.13'
 
+# A directory with nothing to read is an input error (status 2), never a
+# silent empty report or a passing check.
+expect_rc 2 list "$BIN/../src"
+expect_out 'src: no ELF files found in this directory' "$WORK/err"
+mkdir -p "$WORK/empty"
+expect_rc 2 show "$WORK/empty"
+expect_out 'empty: no ELF files found in this directory' "$WORK/err"
+expect_rc 2 check "$WORK/empty"
+expect_out 'error\[unreadable\]: no wheels or ELF files found in this directory'
 # A directory is walked; files keep their relative paths.
-expect_rc 0 list "$BIN/../src"
 mkdir -p "$WORK/env/pkg/lib" "$WORK/env/pkg-1.0.dist-info"
 cp "$BIN/libplain.so" "$BIN/libsuffix.so" "$WORK/env/pkg/lib/"
 printf 'pkg/lib/libplain.so,,\npkg/lib/libsuffix.so,,\n' > "$WORK/env/pkg-1.0.dist-info/RECORD"

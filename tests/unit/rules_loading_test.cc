@@ -4,10 +4,12 @@
 // trip others without breaking the assertion for the rule under test.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "check_test_util.h"
 #include "cuwheel/check.h"
+#include "cuwheel/facts.h"
 
 using namespace cuwheel;
 using namespace cuwheel::check;
@@ -33,7 +35,7 @@ const char* kLoadingRules[] = {
     "bundled-driver-library", "bundled-cuda-library", "not-redistributable", "build-machine-path",
     "unresolved-runpath", "unresolved-needed", "cuda-major-mismatch", "undeclared-dependency",
     "unused-dependency", "deprecated-package-name", "duplicate-symbol", "export-not-allowed",
-    "needed-version-mismatch", "platform-tag",
+    "needed-version-mismatch", "platform-tag", "dependency-floor-too-low",
 };
 
 }  // namespace
@@ -138,4 +140,99 @@ TEST(RulesLoading, PlatformTag) {
   EXPECT_EQ(count(fs, "platform-tag"), 3u) << dump(fs);  // GLIBC_2.34, GLIBCXX_3.4.21, CXXABI_1.3.9
   EXPECT_EQ(count(run("lw_plat-1.0-py3-none-manylinux_2_36_x86_64.whl"), "platform-tag"), 0u);
   EXPECT_EQ(count(run("lw_plat-1.0-py3-none-linux_x86_64.whl"), "platform-tag"), 0u);
+}
+
+// Field reports 10 and 11: the library needs __nvJitLinkComplete_12_4 of
+// libnvJitLink.so.12 (version node libnvJitLink.so.12).
+TEST(RulesLoading, DependencyFloorTooLowFieldReports10And11) {
+  auto fs = run("lw_floor_cu12" + kTag);
+  ASSERT_EQ(count(fs, "dependency-floor-too-low"), 1u) << dump(fs);
+  for (const auto& f : fs)
+    if (f.rule == "dependency-floor-too-low") {
+      EXPECT_EQ(f.member, "lw_floor_cu12/lib/libjit.so");
+      EXPECT_EQ(f.location, ".gnu.version_r libnvJitLink.so.12");
+      EXPECT_NE(f.message.find("nvidia-nvjitlink-cu12>=12.1 admits CUDA 12.1"), std::string::npos) << f.message;
+      EXPECT_NE(f.message.find("__nvJitLinkComplete_12_4"), std::string::npos) << f.message;
+      EXPECT_NE(f.message.find("first in CUDA 12.4"), std::string::npos) << f.message;
+      EXPECT_NE(f.hint.find("nvidia-nvjitlink-cu12>=12.4"), std::string::npos) << f.hint;
+    }
+  // Through cuda-toolkit[nvjitlink]: the toolkit's version is the release.
+  fs = run("lw_floor_toolkit_cu12" + kTag);
+  ASSERT_EQ(count(fs, "dependency-floor-too-low"), 1u) << dump(fs);
+  for (const auto& f : fs)
+    if (f.rule == "dependency-floor-too-low")
+      EXPECT_NE(f.hint.find("cuda-toolkit[nvjitlink]>=12.4"), std::string::npos) << f.hint;
+  // The twin declares >=12.4,<13.
+  EXPECT_EQ(count(run("lw_floor_ok_cu12" + kTag), "dependency-floor-too-low"), 0u);
+}
+
+TEST(RulesLoading, DependencyFloorReadsTheSymbolNeedsOfTheModel) {
+  auto ms = build_models(kDir + "lw_floor_cu12" + kTag, BuildOptions{});
+  ASSERT_TRUE(ms);
+  const LibraryModel* lib = nullptr;
+  for (const auto& l : ms->front().libraries)
+    if (l.member == "lw_floor_cu12/lib/libjit.so") lib = &l;
+  ASSERT_NE(lib, nullptr);
+  ASSERT_EQ(lib->cuda_symbol_needs.size(), 2u);
+  EXPECT_EQ(lib->cuda_symbol_needs[0].symbol, "__nvJitLinkComplete_12_4");
+  EXPECT_EQ(lib->cuda_symbol_needs[0].version, "libnvJitLink.so.12");
+  EXPECT_EQ(lib->cuda_symbol_needs[0].file, "libnvJitLink.so.12");
+  ASSERT_TRUE(lib->cuda_symbol_needs[0].first_release);
+  EXPECT_EQ(lib->cuda_symbol_needs[0].first_release->str(), "12.4");
+  EXPECT_EQ(lib->cuda_symbol_needs[1].symbol, "__nvJitLinkCreate_12_1");
+  EXPECT_EQ(lib->cuda_symbol_needs[1].first_release->str(), "12.1");
+}
+
+TEST(SymbolRelease, ReleaseFromTheNameOfNvJitLinkEntryPoints) {
+  auto r = symbol_release("__nvJitLinkAddData_12_4", "libnvJitLink.so.12");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->major, 12);
+  EXPECT_EQ(r->minor, 4);
+  EXPECT_EQ(symbol_release("__nvJitLinkAddData_13_0", "libnvJitLink.so.13")->str(), "13.0");
+  // The suffix's major must be the soname's.
+  EXPECT_FALSE(symbol_release("__nvJitLinkAddData_12_4", "libnvJitLink.so.13"));
+  // No suffix, a suffix without a name, a file that is not a CUDA library.
+  EXPECT_FALSE(symbol_release("nvJitLinkAddData", "libnvJitLink.so.12"));
+  EXPECT_FALSE(symbol_release("_12_4", "libnvJitLink.so.12"));
+  EXPECT_FALSE(symbol_release("foo_12_4", "libfoo.so.12"));
+  EXPECT_FALSE(symbol_release("x_12_123456", "libnvJitLink.so.12"));
+  EXPECT_FALSE(symbol_release("x_12_4", "libnvJitLink.so"));
+}
+
+TEST(SymbolRelease, OnlyUndefinedSymbolsBoundToCudaLibraries) {
+  std::vector<elf::Symbol> syms(4);
+  syms[0].name = "__nvJitLinkComplete_12_4";
+  syms[0].version = syms[0].version_file = "libnvJitLink.so.12";
+  syms[1] = syms[0];  // duplicate
+  syms[2].name = "memcpy";
+  syms[2].version = "GLIBC_2.14";
+  syms[2].version_file = "libc.so.6";
+  syms[3].name = "__nvJitLinkCreate_12_0";
+  syms[3].version = syms[3].version_file = "libnvJitLink.so.12";
+  syms[3].shndx = 12;  // defined: not a need
+  auto needs = cuda_symbol_needs(syms);
+  ASSERT_EQ(needs.size(), 1u);
+  EXPECT_EQ(needs[0].symbol, "__nvJitLinkComplete_12_4");
+  EXPECT_EQ(needs[0].first_release->str(), "12.4");
+}
+
+// CUDA EULA section 2.6 (Attachment A): libnvJitLink and libcupti are
+// listed, libnvfatbin, libcusolverMg and CUPTI's libnvperf_host are not.
+TEST(RulesLoading, NotRedistributableFollowsAttachmentA) {
+  CheckModel m;
+  m.path = "pkg-1.0-py3-none-manylinux_2_28_x86_64.whl";
+  for (const char* n : {"pkg/lib/libnvJitLink.so.13", "pkg/lib/libcupti.so.13", "pkg/lib/libcufile.so.0",
+                        "pkg/lib/libnvfatbin.so.13", "pkg/lib/libcusolverMg.so.12", "pkg/lib/libnvperf_host.so"}) {
+    MemberModel mm;
+    mm.name = n;
+    m.members.push_back(mm);
+  }
+  Policy p;
+  p.select = {"not-redistributable"};
+  auto fs = run_rules({m}, p);
+  std::set<std::string> flagged;
+  for (const auto& f : fs) flagged.insert(f.member);
+  EXPECT_EQ(flagged, (std::set<std::string>{"pkg/lib/libnvfatbin.so.13", "pkg/lib/libcusolverMg.so.12",
+                                            "pkg/lib/libnvperf_host.so"}))
+      << dump(fs);
 }

@@ -133,6 +133,8 @@ class ListVisitor : public InputVisitor {
 
   void begin_input(const std::string& path, InputKind kind) override {
     input_kind_ = kind;
+    objects_seen_ = 0;
+    errors_seen_ = 0;
     json_input_ = json::object();
     json_input_["path"] = path;
     json_input_["kind"] = kind == InputKind::wheel ? "wheel" : kind == InputKind::archive ? "archive"
@@ -148,6 +150,7 @@ class ListVisitor : public InputVisitor {
   }
 
   void object(const ObjectRef& obj) override {
+    ++objects_seen_;
     if (o_.format == "cuobjdump") return cuobjdump_object(obj);
     WarningSink warnings;
     auto dc = read_device_code(obj.bytes, Depth::arch, &warnings, [&obj](ByteView v) { obj.release(v); });
@@ -204,6 +207,7 @@ class ListVisitor : public InputVisitor {
 
   void error(const std::string& where, const Error& err) override {
     status_ = kExitUnreadable;
+    ++errors_seen_;
     if (o_.format == "cuobjdump") {
       // An unreadable part of a plain file means cuobjdump could not open it.
       if (group_active_ && group_kind_ != cuobjdump::FileKind::archive) group_kind_ = cuobjdump::FileKind::unopenable;
@@ -217,6 +221,10 @@ class ListVisitor : public InputVisitor {
   }
 
   void end_input(const std::string& path) override {
+    // A directory with nothing to list is an input error, never a silent
+    // empty listing (docs/architecture.md: unreadable input -> 2).
+    if (input_kind_ == InputKind::directory && objects_seen_ == 0 && errors_seen_ == 0)
+      error(path, Error("no ELF files found in this directory"));
     if (o_.format == "cuobjdump") flush_group();
     if (o_.format == "json") json_inputs_.push_back(std::move(json_input_));
   }
@@ -304,6 +312,7 @@ class ListVisitor : public InputVisitor {
   std::string cwd_;
   int status_ = 0;
   InputKind input_kind_ = InputKind::file;
+  size_t objects_seen_ = 0, errors_seen_ = 0;  // in the current input
   json json_input_;
   json json_inputs_ = json::array();
   // cuobjdump grouping

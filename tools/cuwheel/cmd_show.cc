@@ -24,6 +24,7 @@ using json = nlohmann::ordered_json;
 struct ObjectRecord {
   std::string display, member, archive_member, owner;
   std::optional<LoadFacts> load;   // absent for raw fatbins/cubins
+  std::vector<CudaSymbolNeed> symbol_needs;  // versioned symbols needed from CUDA libraries
   json device;  // summary (null when the object has no readable device code)
   std::vector<std::string> warnings;
 };
@@ -93,6 +94,43 @@ std::string needed_text(const json& n) {
   return s;
 }
 
+// One line per CUDA library the object needs versioned symbols from: the
+// count, the version nodes, and the newest release a symbol name encodes.
+std::string cuda_symbols_text(const json& needs) {
+  struct PerFile {
+    size_t count = 0;
+    std::set<std::string> versions;
+    std::string newest, newest_symbol;
+  };
+  std::map<std::string, PerFile> files;
+  for (const auto& n : needs) {
+    auto& f = files[n["file"].get<std::string>()];
+    ++f.count;
+    f.versions.insert(n["version"].get<std::string>());
+    if (n["first_release"].is_string()) {
+      std::string rel = n["first_release"].get<std::string>();
+      auto key = [](const std::string& r) {
+        size_t dot = r.find('.');
+        return std::make_pair(std::stoi(r.substr(0, dot)), std::stoi(r.substr(dot + 1)));
+      };
+      if (f.newest.empty() || key(f.newest) < key(rel)) {
+        f.newest = rel;
+        f.newest_symbol = n["symbol"].get<std::string>();
+      }
+    }
+  }
+  std::string out;
+  bool first = true;
+  for (const auto& [file, f] : files) {
+    out += std::string(first ? "  cuda symbols  " : "                ") + file + ": " + std::to_string(f.count) +
+           " at version " + join(std::vector<std::string>(f.versions.begin(), f.versions.end()), ", ");
+    if (!f.newest.empty()) out += "; needs release " + f.newest + " (" + f.newest_symbol + ")";
+    out += "\n";
+    first = false;
+  }
+  return out;
+}
+
 json device_json(const DeviceCode& dc) {
   DeviceSummary s = summarize(dc);
   json j;
@@ -118,6 +156,7 @@ class ShowVisitor : public InputVisitor {
   void begin_input(const std::string& path, InputKind kind) override {
     records_.clear();
     errors_.clear();
+    input_kind_ = kind;
     input_ = json::object();
     input_["path"] = path;
     input_["kind"] = kind == InputKind::wheel ? "wheel" : kind == InputKind::archive ? "archive"
@@ -136,6 +175,11 @@ class ShowVisitor : public InputVisitor {
       auto lf = read_load_facts(obj.bytes, &w, [&obj](ByteView v) { obj.release(v); });
       if (!lf) return error(obj.display(), lf.error());
       r.load = std::move(*lf);
+      if (auto f = elf::File::parse(obj.bytes)) {
+        auto syms = f->dynamic_symbols(&w);
+        if (syms) r.symbol_needs = cuda_symbol_needs(*syms);
+        else w.warn("dynamic symbols: " + syms.error().message());
+      }
     } else if (!looks_like_object(obj.bytes)) {
       // Only plain inputs reach here with non-object bytes.
       return error(obj.display(), Error("not an ELF file, static archive or fatbin"));
@@ -165,6 +209,10 @@ class ShowVisitor : public InputVisitor {
   }
 
   void end_input(const std::string& path) override {
+    // A directory with nothing to show is an input error, never a silent
+    // empty report (docs/architecture.md: unreadable input -> 2).
+    if (input_kind_ == InputKind::directory && records_.empty() && errors_.empty())
+      error(path, Error("no ELF files found in this directory"));
     // NEEDED entries that name a file shipped in the same wheel/directory.
     std::map<std::string, std::string> bundled;
     for (const auto& r : records_) {
@@ -240,6 +288,13 @@ class ShowVisitor : public InputVisitor {
       if (!lf.runtime.soname.empty()) rt["soname"] = lf.runtime.soname;
       if (!lf.runtime.evidence.empty()) rt["evidence"] = lf.runtime.evidence;
       j["cuda_runtime"] = rt;
+      json needs = json::array();
+      for (const auto& n : r.symbol_needs)
+        needs.push_back(json{{"symbol", n.symbol},
+                             {"version", n.version},
+                             {"file", n.file},
+                             {"first_release", n.first_release ? json(n.first_release->str()) : json(nullptr)}});
+      j["cuda_symbol_needs"] = needs;
     }
     j["device_code"] = r.device;
     j["warnings"] = r.warnings;
@@ -282,6 +337,7 @@ class ShowVisitor : public InputVisitor {
                           : k == "is-runtime" ? "this is the CUDA " + std::to_string(rt["major"].get<int>()) + " runtime"
                                               : "none";
         out += "  cuda runtime  " + rts + "\n";
+        out += cuda_symbols_text(o["cuda_symbol_needs"]);
       }
       const json& dc = o["device_code"];
       if (dc.is_null() || dc["entries"].get<size_t>() == 0) {
@@ -313,6 +369,7 @@ class ShowVisitor : public InputVisitor {
   Progress& progress_;
   int status_ = 0;
   std::vector<ObjectRecord> records_;
+  InputKind input_kind_ = InputKind::file;
   json errors_ = json::array();
   json input_;
   json inputs_ = json::array();
