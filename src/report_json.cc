@@ -11,8 +11,18 @@ std::string render_json(const std::vector<Finding>& findings, const ReportSummar
   doc["schema"] = 1;
   doc["tool"] = "cuwheel " CUWHEEL_VERSION;
   doc["command"] = "check";
+  // Findings of one cause share a group number (1, 2, ...; absent for a
+  // finding without twins); the array keeps one finding per location.
+  std::vector<size_t> group_of(findings.size(), 0);
+  size_t groups = 0;
+  for (const auto& g : group_findings(findings))
+    if (g.size() > 1) {
+      ++groups;
+      for (size_t i : g) group_of[i] = groups;
+    }
   json arr = json::array();
-  for (const auto& f : findings) {
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const Finding& f = findings[i];
     const RuleInfo* r = find_rule(f.rule);
     arr.push_back(json{{"rule", f.rule},
                        {"code", r ? std::string(r->code) : std::string()},
@@ -22,6 +32,7 @@ std::string render_json(const std::vector<Finding>& findings, const ReportSummar
                        {"location", f.location},
                        {"message", f.message},
                        {"hint", f.hint}});
+    if (group_of[i]) arr.back()["group"] = group_of[i];
   }
   doc["findings"] = arr;
   json unreadable = json::array();

@@ -5,11 +5,20 @@ namespace cuwheel::check {
 
 std::string render_text(const std::vector<Finding>& findings, const ReportSummary& s) {
   std::string out;
-  for (const auto& f : findings) {
+  for (const auto& group : group_findings(findings)) {
+    const Finding& f = findings[group.front()];
     out += f.path;
-    if (!f.member.empty()) out += ":" + f.member;
+    if (group.size() == 1 && !f.member.empty()) out += ":" + f.member;
     out += ": " + std::string(to_string(f.severity)) + "[" + f.rule + "]: " + f.message + "\n";
     if (!f.location.empty()) out += "  where: " + f.location + "\n";
+    if (group.size() > 1) {
+      out += "  in:    " + std::to_string(group.size()) + " members: ";
+      for (size_t k = 0; k < group.size(); ++k) {
+        const std::string& m = findings[group[k]].member;
+        out += (k ? ", " : "") + (m.empty() ? std::string("(the input)") : m);
+      }
+      out += "\n";
+    }
     if (!f.hint.empty()) out += "  help:  " + f.hint + "\n";
   }
   for (const auto& [where, msg] : s.unreadable) {

@@ -16,12 +16,22 @@ struct ReportSummary {
   std::string policy_source;   ///< "" = built-in defaults
 };
 
+/// Findings that share one cause: the same input, rule, severity, location,
+/// message and hint, differing only in member (one RUNPATH setting copied
+/// onto eleven extension modules gives eleven such findings). Returns the
+/// findings as groups of indices into `findings`, each group in the order
+/// of its first finding and its members in input order; a finding with no
+/// twin is a group of one. Every index appears exactly once.
+std::vector<std::vector<size_t>> group_findings(const std::vector<Finding>& findings);
+
 /// Compiler-style text: "PATH:MEMBER: error[rule]: message" then an
-/// indented "where:" and "help:" line; a summary line at the end when
-/// `human` (a terminal or an explicit text format).
+/// indented "where:" and "help:" line; a summary line at the end. Findings
+/// of one cause (group_findings()) are printed once, with an indented
+/// "in:" line listing every member; the summary still counts each.
 std::string render_text(const std::vector<Finding>& findings, const ReportSummary& summary);
 
-/// {"schema": 1, "findings": [...], "summary": {...}} (docs/check.md).
+/// {"schema": 1, "findings": [...], "summary": {...}} (docs/check.md): one
+/// finding per location; findings of one cause share a "group" number.
 std::string render_json(const std::vector<Finding>& findings, const ReportSummary& summary);
 
 /// SARIF 2.1.0, one run, rules from the registry.

@@ -68,7 +68,9 @@ void cuda_major_mismatch(const Context& ctx, Emitter& out) {
                "make the name, version label, Requires-Dist and policy name the same CUDA major");
       break;
     }
-  std::optional<int> claim = claims.empty() ? std::nullopt : std::optional<int>(claims[0].first);
+  // Assigned, not built with ?:, which gcc's -Wmaybe-uninitialized misreads.
+  std::optional<int> claim;
+  if (!claims.empty()) claim = claims[0].first;
 
   // What each library needs.
   for (const auto& lib : m.libraries) {

@@ -1,10 +1,17 @@
 // not-redistributable: a bundled NVIDIA file that the CUDA EULA's
 // Attachment A ("redistributable software") does not list.
 //
-// Source: NVIDIA CUDA Toolkit EULA, Attachment A (docs.nvidia.com/cuda/eula,
-// read for CUDA 12.x/13.0). Written from memory of that page, not from the
-// project's fact base (cuda-facts.md has no redistribution table), so the
-// table is medium confidence; docs/rules/not-redistributable.md says so.
+// Source: NVIDIA CUDA Toolkit EULA (docs.nvidia.com/cuda/eula), section 2.6
+// "Attachment A", as last updated January 26, 2026, checked row by row for
+// Linux. It lets applications redistribute the files it lists "including
+// certain variations of these files that have version number or
+// architecture specific information embedded in the file name"
+// (libcudart.so.13 is libcudart.so). It does not list libnvfatbin,
+// libcusolverMg, the `.alt` NVRTC variants, or CUPTI's companions
+// (libcheckpoint, libnvperf_host, libnvperf_target, libpcsamplingutil): only
+// libcupti.so. The copy of the EULA inside NVIDIA's own wheels
+// (License.txt, "Release Date: July 26, 2018") is an older text with a
+// shorter list (no nvJitLink, NVTX3 interop or cuFile) and is not used.
 // Libraries of cuDNN, NCCL, NVSHMEM and cuSPARSELt come under their own
 // licences and are not judged here; driver libraries are
 // bundled-driver-library's (CW201).
@@ -21,23 +28,23 @@ namespace {
 // libclass components (LibraryClass::component) that Attachment A lists as
 // redistributable runtime libraries.
 constexpr std::string_view kRedistributable[] = {
-    "cudart",                                   // CUDA Runtime
-    "cublas", "cublasLt", "nvblas",             // CUDA BLAS, drop-in BLAS
-    "cufft", "cufftw",                          // CUDA FFT
-    "curand",                                   // CUDA Random Number Generation
-    "cusolver", "cusolverMg",                   // CUDA Linear Solver
-    "cusparse",                                 // CUDA Sparse Matrix
-    "nppc", "nppial", "nppicc", "nppidei", "nppif", "nppig", "nppim", "nppist", "nppisu", "nppitc",
-    "npps",                                     // NVIDIA Performance Primitives
-    "nvjpeg",                                   // NVIDIA JPEG
-    "nvrtc", "nvrtc-builtins",                  // NVIDIA Runtime Compilation
-    "nvrtc.alt", "nvrtc-builtins.alt",          //   (13.0 variants; assumed same row)
-    "nvJitLink",                                // nvJitLink
-    "nvfatbin",                                 // nvFatbin
-    "nvvm",                                     // NVIDIA Optimizing Compiler Library
-    "cupti", "checkpoint", "nvperf_host", "nvperf_target", "pcsamplingutil",  // CUPTI
-    "nvToolsExt", "nvtx3interop",               // NVIDIA Tools Extension
-    "cufile", "cufile_rdma",                    // cuFile (GPUDirect Storage)
+    "cudart",                                   // CUDA Runtime: libcudart.so
+    "cublas", "cublasLt",                       // CUDA BLAS: libcublas.so, libcublasLt.so
+    "nvblas",                                   // "Drop-in" BLAS: libnvblas.so
+    "cufft", "cufftw",                          // CUDA FFT: libcufft.so, libcufftw.so
+    "curand",                                   // CUDA Random Number Generation: libcurand.so
+    "cusolver",                                 // CUDA Linear Solver: libcusolver.so (not libcusolverMg)
+    "cusparse",                                 // CUDA Sparse Matrix: libcusparse.so
+    "nppc", "nppial", "nppicc", "nppicom", "nppidei", "nppif", "nppig", "nppim", "nppist", "nppisu", "nppitc",
+    "npps",                                     // NVIDIA Performance Primitives: libnpp*.so
+    "nvjpeg",                                   // NVIDIA JPEG: libnvjpeg.so
+    "nvrtc", "nvrtc-builtins",                  // Runtime Compilation: libnvrtc.so, libnvrtc-builtins.so
+    "nvvm",                                     // Optimizing Compiler Library: libnvvm.so
+    "nvJitLink",                                // libnvJitLink.so
+    "cupti",                                    // CUPTI: libcupti.so
+    "nvToolsExt", "nvtx3interop",               // Tools Extension: libnvToolsExt.so, libnvtx3interop.so
+    "cufile", "cufile_rdma",                    // libcufile.so, libcufile_rdma.so
+    "cuobjclient", "cuobjserver",               // libcuobjclient.so, libcuobjserver.so
 };
 
 // Components under their own licences (cuDNN, NCCL, NVSHMEM, cuSPARSELt).

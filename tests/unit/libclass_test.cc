@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include <cctype>
 #include <set>
 #include <tuple>
@@ -93,6 +95,12 @@ const ToolkitCase kToolkitCases[] = {
     {"nvtx3interop", "", "libnvtx3interop.so.1", "", "nvidia-nvtx", "", "nvidia/cu13/lib", "",
      "nvtx"},
 };
+
+// Readable parameter names in test listings and failures (gtest otherwise
+// prints the structs as raw bytes).
+void PrintTo(const ToolkitCase& t, std::ostream* os) {
+  *os << t.component << " (" << (*t.soname12 ? t.soname12 : "-") << ", " << (*t.soname13 ? t.soname13 : "-") << ")";
+}
 
 class LibClassToolkit : public ::testing::TestWithParam<ToolkitCase> {};
 
@@ -199,6 +207,8 @@ const SharedCase kSharedCases[] = {
     {"libcudnn_ops.so.9", "cudnn_ops", "nvidia-cudnn-cu12", "nvidia-cudnn-cu13",
      "nvidia/cudnn/lib", "nvidia/cudnn/lib"},
 };
+
+void PrintTo(const SharedCase& t, std::ostream* os) { *os << t.soname << " (" << t.component << ")"; }
 
 class LibClassShared : public ::testing::TestWithParam<SharedCase> {};
 
@@ -368,6 +378,8 @@ const DriverCase kDriverCases[] = {
     {"libnvidia-cbl", "graphics"},       {"libnvidia-ngx", "ngx"},
     {"libdxcore", "dxcore"},             {"libnvcudla", "tegra"},
 };
+
+void PrintTo(const DriverCase& t, std::ostream* os) { *os << t.stem << " (" << t.group << ")"; }
 
 class LibClassDriver : public ::testing::TestWithParam<DriverCase> {};
 

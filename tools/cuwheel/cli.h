@@ -50,6 +50,8 @@ struct CheckOptions {
   std::string format = "text";   ///< text | json | sarif | github
   std::optional<int> cuda_major;
   std::string sass, ptx, gpus, min_driver, max_size, exports, license_files;
+  std::string max_installed_size;  ///< --max-installed-size SIZE
+  std::vector<std::string> entry_points;  ///< --entry-point GROUP:NAME (repeatable)
   std::vector<std::string> pins;  ///< DIST=exact
   std::vector<std::string> severity;  ///< RULE=error|warning|off
   bool sass_exact = false;

@@ -5,6 +5,7 @@
 // there is one, 2 when an input (or the policy) cannot be read.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -80,6 +81,26 @@ int run_check(const CheckOptions& o) {
       return kExitUnreadable;
     }
     policy.max_size = *b;
+  }
+  if (!o.max_installed_size.empty()) {
+    auto b = check::parse_size(o.max_installed_size);
+    if (!b) {
+      print_error("--max-installed-size", "\"" + o.max_installed_size + "\" is not a size such as 1GB");
+      return kExitUnreadable;
+    }
+    policy.max_installed_size = *b;
+  }
+  for (const auto& ep : o.entry_points) {
+    // GROUP:NAME, or NAME alone (any group), as the policy key.
+    size_t colon = ep.find(':');
+    bool bad = ep.empty() || ep.find_first_of(" \t=") != std::string::npos ||
+               (colon != std::string::npos && (colon == 0 || colon + 1 == ep.size() || ep.find(':', colon + 1) != std::string::npos));
+    if (bad) {
+      print_error("--entry-point", "\"" + ep + "\" must be GROUP:NAME or NAME");
+      return kExitUnreadable;
+    }
+    if (std::find(policy.entry_points.begin(), policy.entry_points.end(), ep) == policy.entry_points.end())
+      policy.entry_points.push_back(ep);
   }
   if (!o.exports.empty()) policy.exports = split_commas(o.exports);
   if (!o.license_files.empty()) policy.license_files = split_commas(o.license_files);

@@ -175,6 +175,8 @@ int main(int argc, char** argv) {
   cmd_check->add_option("--gpus", check.gpus, "GPUs every device-code library must run on, e.g. sm_80,sm_89");
   cmd_check->add_option("--min-driver", check.min_driver, "Oldest NVIDIA driver to support, e.g. 570.26");
   cmd_check->add_option("--max-size", check.max_size, "Largest wheel size, e.g. 200MB");
+  cmd_check->add_option("--max-installed-size", check.max_installed_size, "Largest installed size (sum of uncompressed members), e.g. 1GB");
+  cmd_check->add_option("--entry-point", check.entry_points, "GROUP:NAME (or NAME, any group) the wheel must declare (repeatable)")->allow_extra_args(false);
   cmd_check->add_option("--exports", check.exports, "Allowed exported symbols, glob patterns, comma-separated");
   cmd_check->add_option("--license-file", check.license_files, "Files that must be in the wheel, comma-separated");
   cmd_check->add_option("--pin", check.pins, "DIST=exact: Requires-Dist must pin DIST with ==")->allow_extra_args(false);
