@@ -44,8 +44,28 @@ if [ ! -x "$CHECK_DIR/driver_probe" ] || [ ! -x "$CHECK_DIR/cudart_count" ]; the
     exit 2
   fi
 fi
-PROBE=$(cd "$CHECK_DIR" && pwd)/driver_probe
-CUDART=$(cd "$CHECK_DIR" && pwd)/cudart_count
+# cuwheel's own shared libraries (libzip, gpgme, ...) may be missing on the
+# GPU machine; build.sh OUT CUWHEEL copies them to CHECK_DIR/lib, and the
+# dynamic loader's --library-path applies them to cuwheel alone, not to CMD.
+CW=("$CUWHEEL")
+if ! "$CUWHEEL" --version >/dev/null 2>&1 && [ -d "$CHECK_DIR/lib" ]; then
+  for ldso in /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1; do
+    if [ -x "$ldso" ]; then
+      CW=("$ldso" --library-path "$CHECK_DIR/lib" "$CUWHEEL")
+      break
+    fi
+  done
+fi
+if ! "${CW[@]}" --version >/dev/null 2>&1; then
+  echo "gpu-hide-driver-check: $CUWHEEL does not start here: $("${CW[@]}" --version 2>&1 | head -n 1)" >&2
+  echo "  copy its libraries along: tools/gpu-check/build.sh $CHECK_DIR $CUWHEEL" >&2
+  exit 2
+fi
+# Paths stay as given (relative ones against this folder, which CMD keeps),
+# so the transcript names no machine-specific folder.
+case $CHECK_DIR in /* | ./* | ../*) ;; *) CHECK_DIR=./$CHECK_DIR ;; esac
+PROBE=$CHECK_DIR/driver_probe
+CUDART=$CHECK_DIR/cudart_count
 PY=$(command -v python3 || true)
 
 : >"$TRANSCRIPT" || exit 2
@@ -76,7 +96,7 @@ log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 log "kernel: $(uname -srm)"
 log "os: $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
 log "user: $(id)"
-log "cuwheel: $("$CUWHEEL" --version 2>&1)"
+log "cuwheel: $("${CW[@]}" --version 2>&1) (run as: ${CW[*]})"
 log "probes: $CHECK_DIR ($(cat "$CHECK_DIR/nvcc-version.txt" 2>/dev/null | tail -n 1))"
 log "user.max_user_namespaces: $(cat /proc/sys/user/max_user_namespaces 2>/dev/null)"
 
@@ -96,22 +116,33 @@ if [ -n "$PY" ]; then
   out_py_rc=$rc
 fi
 
-step "what would be hidden" "$CUWHEEL" run --hide-driver --dry-run
-step "what would be hidden (JSON)" "$CUWHEEL" run --hide-driver --dry-run --format json
+step "what would be hidden" "${CW[@]}" run --hide-driver --dry-run
+step "what would be hidden (JSON)" "${CW[@]}" run --hide-driver --dry-run --format json
 
-step "inside: dlopen libcuda.so.1 and the driver API" "$CUWHEEL" run --hide-driver -- "$PROBE"
+step "inside: dlopen libcuda.so.1 and the driver API" "${CW[@]}" run --hide-driver -- "$PROBE"
 in_probe_rc=$rc
 in_probe_out=$out
-step "inside: cudaGetDeviceCount (static CUDA runtime)" "$CUWHEEL" run --hide-driver -- "$CUDART"
+step "inside: cudaGetDeviceCount (static CUDA runtime)" "${CW[@]}" run --hide-driver -- "$CUDART"
 in_cudart_rc=$rc
 in_cudart_devices=$(printf '%s\n' "$out" | sed -n 's/^cudaGetDeviceCount: \([0-9]*\).*/\1/p')
 if [ -n "$PY" ]; then
-  step "inside: python ctypes.CDLL('libcuda.so.1')" "$CUWHEEL" run --hide-driver -- "$PY" -c "import ctypes; print(ctypes.CDLL('libcuda.so.1'))"
+  step "inside: python ctypes.CDLL('libcuda.so.1')" "${CW[@]}" run --hide-driver -- "$PY" -c "import ctypes; print(ctypes.CDLL('libcuda.so.1'))"
   in_py_rc=$rc
+  in_py_out=$out
 fi
-step "inside: device nodes" "$CUWHEEL" run --hide-driver -- sh -c 'ls -l /dev/nvidia* 2>&1; ls -la /dev/nvidia-caps 2>&1 | head -n 5'
-step "inside: nvidia-smi" "$CUWHEEL" run --hide-driver -- nvidia-smi -L
-step "inside: exit status passes through" "$CUWHEEL" run --hide-driver -- sh -c 'exit 3'
+# The CPU fallback as a real CUDA wheel sees it, when PyTorch is installed.
+TORCH=
+if [ -n "$PY" ] && "$PY" -c "import torch" >/dev/null 2>&1; then
+  TORCH=yes
+  step "outside: torch.cuda.is_available()" "$PY" -c "import torch; print(torch.__version__, torch.cuda.is_available(), torch.cuda.device_count())"
+  out_torch=$out
+  step "inside: torch.cuda.is_available()" "${CW[@]}" run --hide-driver -- "$PY" -c "import torch; print(torch.__version__, torch.cuda.is_available(), torch.cuda.device_count())"
+  in_torch=$out
+  in_torch_rc=$rc
+fi
+step "inside: device nodes" "${CW[@]}" run --hide-driver -- sh -c 'ls -l /dev/nvidia* 2>&1; ls -la /dev/nvidia-caps 2>&1 | head -n 5'
+step "inside: nvidia-smi" "${CW[@]}" run --hide-driver -- nvidia-smi -L
+step "inside: exit status passes through" "${CW[@]}" run --hide-driver -- sh -c 'exit 3'
 status_rc=$rc
 
 log ""
@@ -121,7 +152,7 @@ verdict "outside, the driver loads and sees at least one GPU (driver_probe)" \
 # A static runtime newer than the driver reports cudaErrorInsufficientDriver
 # even outside; that says nothing about hiding, so it is recorded, not failed.
 if printf '%s\n' "$out_cudart" | grep -q cudaErrorInsufficientDriver; then
-  log "NOTE: outside, the static runtime reports cudaErrorInsufficientDriver: its CUDA release is newer than the driver; driver_probe alone decides"
+  log "NOTE: outside, the static runtime reports cudaErrorInsufficientDriver (no driver, or a driver older than the runtime); driver_probe alone decides"
 else
   verdict "outside, cudaGetDeviceCount sees at least one GPU" "$([ "${out_cudart_devices:-0}" -ge 1 ] && echo yes)"
 fi
@@ -130,7 +161,13 @@ verdict "inside, dlopen(\"libcuda.so.1\") fails" \
 verdict "inside, cudaGetDeviceCount sees no GPU" "$([ "$in_cudart_rc" -eq 1 ] && [ "${in_cudart_devices:-1}" -eq 0 ] && echo yes)"
 if [ -n "$PY" ]; then
   verdict "outside, python loads libcuda.so.1" "$([ "$out_py_rc" -eq 0 ] && echo yes)"
-  verdict "inside, python cannot load libcuda.so.1" "$([ "$in_py_rc" -ne 0 ] && echo yes)"
+  verdict "inside, python cannot load libcuda.so.1" \
+    "$([ "$in_py_rc" -eq 1 ] && printf '%s\n' "$in_py_out" | grep -q "OSError: .*libcuda.so.1" && echo yes)"
+fi
+if [ -n "$TORCH" ]; then
+  verdict "outside, torch sees CUDA" "$(printf '%s\n' "$out_torch" | grep -q ' True [1-9]' && echo yes)"
+  verdict "inside, torch falls back (CUDA not available, 0 devices)" \
+    "$([ "$in_torch_rc" -eq 0 ] && printf '%s\n' "$in_torch" | grep -q ' False 0$' && echo yes)"
 fi
 verdict "CMD's exit status is cuwheel's" "$([ "$status_rc" -eq 3 ] && echo yes)"
 

@@ -7,13 +7,27 @@
 #                  (nvcc -cudart static: libcudart is linked in, so the
 #                  program needs no CUDA library at run time besides the
 #                  driver's libcuda.so.1, which is what is being hidden)
-# Usage: tools/gpu-check/build.sh OUT   (e.g. build-gpucheck)
+# With CUWHEEL (the cuwheel binary the GPU machine will run), its shared
+# libraries other than glibc's (libzip, libzstd, libcurl, gpgme, ...) are
+# copied into OUT/lib too: a GPU machine need not have them installed, and
+# tools/gpu-hide-driver-check.sh then starts cuwheel through the dynamic
+# loader with --library-path OUT/lib, which changes nothing for CMD.
+# Usage: tools/gpu-check/build.sh OUT [CUWHEEL]   (e.g. build-gpucheck build/cuwheel)
 set -euo pipefail
-OUT=${1:?usage: tools/gpu-check/build.sh OUT}
+OUT=${1:?usage: tools/gpu-check/build.sh OUT [CUWHEEL]}
+CUWHEEL=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 mkdir -p "$OUT"
 ${CC:-cc} -O2 -Wall -o "$OUT/driver_probe" "$HERE/driver_probe.c" -ldl
 "$NVCC" -O2 -cudart static -o "$OUT/cudart_count" "$HERE/cudart_count.cu"
 "$NVCC" --version | tail -n 2 >"$OUT/nvcc-version.txt"
+if [ -n "$CUWHEEL" ]; then
+  mkdir -p "$OUT/lib"
+  # ldd prints "name => /path (addr)"; glibc's own libraries stay the GPU machine's.
+  ldd "$CUWHEEL" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' |
+    grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*)\.so' |
+    while read -r lib; do cp -L "$lib" "$OUT/lib/"; done
+  echo "copied $(ls "$OUT/lib" | wc -l) shared libraries of $CUWHEEL into $OUT/lib"
+fi
 echo "built $OUT/driver_probe and $OUT/cudart_count ($(tail -n 1 "$OUT/nvcc-version.txt"))"
