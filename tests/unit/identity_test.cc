@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "cuwheel/fileio.h"
 
@@ -303,6 +304,27 @@ TEST(IdentityStamp, UnreadableIsAnError) {
   ASSERT_FALSE(w);
   EXPECT_NE(w.error().message().find("cannot create folder"), std::string::npos);
   fs::remove_all(dir);
+}
+
+// Hostile text: the parsers read stamps and tool output, so arbitrary bytes
+// must give an Error, never a crash; whatever parse_identity accepts is
+// canonical (it prints back to the same text).
+TEST(IdentityRobustness, ArbitraryBytes) {
+  std::mt19937 rng(20260);
+  static const char kAlphabet[] = "cu0123456789-=_.adeglbnrsvCDU #\n\t\0\xff";
+  const std::string alphabet(kAlphabet, sizeof kAlphabet - 1);
+  for (int i = 0; i < 5000; ++i) {
+    std::string s;
+    size_t n = rng() % 24;
+    for (size_t k = 0; k < n; ++k) s += alphabet[rng() % alphabet.size()];
+    if (i % 3 == 0) s = "cu1" + s;
+    auto p = parse_identity(s);
+    if (p) {
+      EXPECT_EQ(p->str(), s);
+    }
+    (void)parse_nvcc_version("release " + s);
+    (void)parse_version_header("#define CUDA_VERSION " + s, "CUDA_VERSION");
+  }
 }
 
 }  // namespace
