@@ -269,5 +269,19 @@ printf '[tool.cuwheel]\nsass = [sm_80\n' > "$WORK/proj/pyproject.toml"
 rc=0; (cd "$WORK/proj" && "$CUWHEEL" check "$BIN/libplain.so") >/dev/null 2>"$WORK/err" || rc=$?
 if [ "$rc" = 2 ] && grep -q 'pyproject.toml:2:' "$WORK/err"; then ok; else bad "broken pyproject.toml was not reported (rc $rc)"; fi
 
+# --max-installed-size and --entry-point (the policy keys as flags).
+CW="$BIN/../check/wheel"
+expect_rc 1 check --select size-budget --max-installed-size 10kB "$CW/cwfix_big-1.0.0-py3-none-any.whl"
+expect_out 'error\[size-budget\]'
+expect_rc 0 check --select size-budget --max-installed-size 10MB "$CW/cwfix_big-1.0.0-py3-none-any.whl"
+expect_rc 2 check --max-installed-size 10XB "$CW/cwfix-1.0.0-py3-none-any.whl"
+expect_out 'max-installed-size.*10XB' "$WORK/err"
+expect_rc 0 check --select missing-entry-point --entry-point console_scripts:cwfix "$CW/cwfix-1.0.0-py3-none-any.whl"
+expect_rc 0 check --select missing-entry-point --entry-point cwfix "$CW/cwfix-1.0.0-py3-none-any.whl"
+expect_rc 1 check --select missing-entry-point --entry-point console_scripts:cwfix --entry-point gui_scripts:cwfix "$CW/cwfix-1.0.0-py3-none-any.whl"
+expect_out 'error\[missing-entry-point\].*gui_scripts'
+expect_rc 2 check --entry-point 'console_scripts:' "$CW/cwfix-1.0.0-py3-none-any.whl"
+expect_out 'entry-point.*GROUP:NAME' "$WORK/err"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <fstream>
 #include <set>
 
@@ -159,4 +160,45 @@ TEST(CheckReport, RenderersCarryEveryFinding) {
   EXPECT_NE(render_json({f}, s).find("\"rule\": \"unsafe-path\""), std::string::npos);
   EXPECT_NE(render_sarif({f}, s).find("\"ruleId\": \"CW301\""), std::string::npos);
   EXPECT_EQ(render_github({f}, s).rfind("::error file=w.whl,title=unsafe-path in ../x.so::", 0), 0u) << render_github({f}, s);
+}
+
+// Findings that differ only in member are one cause: text prints them once
+// with an "in:" list, JSON keeps each with a shared group number.
+TEST(CheckReport, FindingsOfOneCauseAreGrouped) {
+  std::vector<Finding> fs;
+  for (const char* m : {"pkg/_a.so", "pkg/_b.so", "pkg/_c.so"})
+    fs.push_back(Finding{"unresolved-runpath", Severity::error, "pkg.whl", m, "DT_RPATH $ORIGIN/../../x",
+                         "1 search-path entry climbs above site-packages", "count the '..'"});
+  // Same rule, other message: its own block.
+  fs.push_back(Finding{"unresolved-runpath", Severity::error, "pkg.whl", "pkg/_d.so", "DT_RPATH $ORIGIN/y",
+                       "other cause", ""});
+  // Same message on another input: not merged across inputs.
+  fs.push_back(Finding{"unresolved-runpath", Severity::error, "other.whl", "pkg/_a.so", "DT_RPATH $ORIGIN/../../x",
+                       "1 search-path entry climbs above site-packages", "count the '..'"});
+  auto groups = group_findings(fs);
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0], (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(groups[1], (std::vector<size_t>{3}));
+  EXPECT_EQ(groups[2], (std::vector<size_t>{4}));
+
+  ReportSummary s;
+  s.inputs = 2;
+  s.errors = fs.size();
+  std::string text = render_text(fs, s);
+  EXPECT_NE(text.find("pkg.whl: error[unresolved-runpath]: 1 search-path entry climbs above site-packages\n"
+                      "  where: DT_RPATH $ORIGIN/../../x\n"
+                      "  in:    3 members: pkg/_a.so, pkg/_b.so, pkg/_c.so\n"
+                      "  help:  count the '..'\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("pkg.whl:pkg/_d.so: error[unresolved-runpath]: other cause\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("other.whl:pkg/_a.so: error"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 inputs checked: 5 errors"), std::string::npos) << text;  // each finding counted
+
+  auto doc = nlohmann::json::parse(render_json(fs, s));
+  ASSERT_EQ(doc["findings"].size(), 5u);
+  EXPECT_EQ(doc["findings"][0]["group"], 1);
+  EXPECT_EQ(doc["findings"][2]["group"], 1);
+  EXPECT_FALSE(doc["findings"][3].contains("group"));
+  EXPECT_FALSE(doc["findings"][4].contains("group"));
 }
