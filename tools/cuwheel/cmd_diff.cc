@@ -1,0 +1,243 @@
+// `cuwheel diff OLD.whl NEW.whl`: what changed between two builds of a
+// wheel (include/cuwheel/diff.h), and a growth gate for CI:
+// `--max-growth 10%` or `--max-growth 50MB` on the wheel file,
+// `--max-installed-growth` on the installed size. Exit status 0 within the
+// limits (or none given), 1 over a limit, 2 when a wheel cannot be read or
+// a flag is invalid. docs/diff.md.
+#include <CLI/CLI.hpp>
+#include <cinttypes>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "cuwheel/diff.h"
+
+namespace cuwheel::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct DiffOptions {
+  std::string old_path, new_path;
+  std::string max_growth, max_installed_growth;
+  std::string format = "text";
+  size_t top = 20;  ///< members listed in text (0: all)
+};
+DiffOptions g_opts;
+
+// "812.3 MB", "5.0 kB", "17 B" (powers of 10, as sizes are written in policies).
+std::string human(uint64_t b) {
+  char buf[32];
+  if (b < 1000) std::snprintf(buf, sizeof buf, "%" PRIu64 " B", b);
+  else if (b < 1000 * 1000) std::snprintf(buf, sizeof buf, "%.1f kB", b / 1e3);
+  else if (b < 1000ull * 1000 * 1000) std::snprintf(buf, sizeof buf, "%.1f MB", b / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.2f GB", b / 1e9);
+  return buf;
+}
+
+std::string signed_human(int64_t d) {
+  uint64_t mag = d < 0 ? uint64_t(0) - uint64_t(d) : uint64_t(d);
+  return (d < 0 ? "-" : "+") + human(mag);
+}
+
+std::string percent(uint64_t old_size, uint64_t new_size) {
+  if (old_size == 0) return new_size == 0 ? "+0.0%" : "new";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", (double(new_size) - double(old_size)) * 100.0 / double(old_size));
+  return buf;
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& prefix, const std::string& sep = " ") {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + prefix + v[i];
+  return s;
+}
+
+const char* kind_name(diff::MemberChange::Kind k) {
+  switch (k) {
+    case diff::MemberChange::Kind::added: return "added";
+    case diff::MemberChange::Kind::removed: return "removed";
+    case diff::MemberChange::Kind::changed: return "changed";
+  }
+  return "changed";
+}
+
+struct Gate {
+  std::string what;  ///< "wheel size" or "installed size"
+  std::string flag;
+  diff::GrowthLimit limit;
+  uint64_t old_size = 0, new_size = 0;
+  bool exceeded = false;
+};
+
+std::string text_report(const diff::WheelDiff& d, const std::vector<Gate>& gates, size_t top) {
+  std::string out;
+  size_t added = 0, removed = 0, changed = 0;
+  for (const auto& m : d.members)
+    (m.kind == diff::MemberChange::Kind::added ? added : m.kind == diff::MemberChange::Kind::removed ? removed : changed)++;
+  out += "old  " + d.old_path + "\nnew  " + d.new_path + "\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "  %-16s%12s -> %-12s %12s  %s\n", "wheel size", human(d.old_file_size).c_str(),
+                human(d.new_file_size).c_str(), signed_human(d.file_delta()).c_str(),
+                percent(d.old_file_size, d.new_file_size).c_str());
+  out += line;
+  std::snprintf(line, sizeof line, "  %-16s%12s -> %-12s %12s  %s\n", "installed size", human(d.old_installed).c_str(),
+                human(d.new_installed).c_str(), signed_human(d.installed_delta()).c_str(),
+                percent(d.old_installed, d.new_installed).c_str());
+  out += line;
+  out += "  members         " + std::to_string(added) + " added, " + std::to_string(removed) + " removed, " +
+         std::to_string(changed) + " changed, " + std::to_string(d.unchanged_members) + " unchanged\n";
+  if (!d.members.empty()) {
+    out += "\nmembers (largest change in the wheel first; compressed, then installed):\n";
+    size_t shown = 0;
+    for (const auto& m : d.members) {
+      if (top && shown == top) {
+        out += "  ... and " + std::to_string(d.members.size() - shown) + " more (--top 0 lists all)\n";
+        break;
+      }
+      ++shown;
+      const char* mark = m.kind == diff::MemberChange::Kind::added ? "+" : m.kind == diff::MemberChange::Kind::removed ? "-" : "~";
+      std::snprintf(line, sizeof line, "  %s %12s %12s  ", mark, signed_human(m.compressed_delta()).c_str(),
+                    signed_human(m.size_delta()).c_str());
+      out += line + m.name;
+      if (m.kind == diff::MemberChange::Kind::changed)
+        out += "  (" + human(m.old_compressed) + " -> " + human(m.new_compressed) + " stored)";
+      if (!m.old_name.empty()) out += "  (was " + m.old_name + ")";
+      out += "\n";
+    }
+  }
+  if (!d.libraries.empty()) {
+    out += "\nlibraries:\n";
+    for (const auto& l : d.libraries) {
+      out += "  " + l.member + (l.in_old ? (l.in_new ? "" : "  (removed)") : "  (added)") + "\n";
+      if (!l.sass_added.empty() || !l.sass_removed.empty())
+        out += "    sass          " + join(l.sass_added, "+") + (l.sass_added.empty() || l.sass_removed.empty() ? "" : " ") +
+               join(l.sass_removed, "-") + "\n";
+      if (!l.ptx_added.empty() || !l.ptx_removed.empty())
+        out += "    ptx           " + join(l.ptx_added, "+") + (l.ptx_added.empty() || l.ptx_removed.empty() ? "" : " ") +
+               join(l.ptx_removed, "-") + "\n";
+      if (l.old_device_bytes != l.new_device_bytes)
+        out += "    device code   " + human(l.old_device_bytes) + " -> " + human(l.new_device_bytes) + " (" +
+               signed_human(int64_t(l.new_device_bytes) - int64_t(l.old_device_bytes)) + ")\n";
+      if (!l.needed_added.empty() || !l.needed_removed.empty())
+        out += "    needed        " + join(l.needed_added, "+") +
+               (l.needed_added.empty() || l.needed_removed.empty() ? "" : " ") + join(l.needed_removed, "-") + "\n";
+      if (l.old_search_path != l.new_search_path || l.search_tag_old != l.search_tag_new) {
+        auto side = [](const std::string& tag, const std::vector<std::string>& v) {
+          return tag.empty() ? std::string("-") : tag + " " + join(v, "", ":");
+        };
+        out += "    search path   " + side(l.search_tag_old, l.old_search_path) + " -> " +
+               side(l.search_tag_new, l.new_search_path) + "\n";
+      }
+    }
+  }
+  for (const auto& g : gates) {
+    out += std::string("\n") + (g.exceeded ? "FAIL" : "ok") + ": " + g.what + " " + human(g.old_size) + " -> " +
+           human(g.new_size) + " (" + signed_human(int64_t(g.new_size) - int64_t(g.old_size)) + ", " +
+           percent(g.old_size, g.new_size) + ") " + (g.exceeded ? "exceeds" : "is within") + " " + g.flag + " " +
+           g.limit.text;
+  }
+  if (!gates.empty()) out += "\n";
+  return out;
+}
+
+json json_report(const diff::WheelDiff& d, const std::vector<Gate>& gates) {
+  json doc;
+  doc["schema"] = 1;
+  doc["tool"] = "cuwheel " CUWHEEL_VERSION;
+  doc["command"] = "diff";
+  doc["old"] = json{{"path", d.old_path}, {"size", d.old_file_size}, {"installed_size", d.old_installed}};
+  doc["new"] = json{{"path", d.new_path}, {"size", d.new_file_size}, {"installed_size", d.new_installed}};
+  doc["change"] = json{{"size", d.file_delta()}, {"installed_size", d.installed_delta()},
+                       {"unchanged_members", d.unchanged_members}};
+  json members = json::array();
+  for (const auto& m : d.members) {
+    json j{{"name", m.name}, {"status", kind_name(m.kind)},
+           {"old", json{{"compressed_size", m.old_compressed}, {"size", m.old_size}}},
+           {"new", json{{"compressed_size", m.new_compressed}, {"size", m.new_size}}},
+           {"compressed_delta", m.compressed_delta()}, {"size_delta", m.size_delta()}};
+    if (!m.old_name.empty()) j["old_name"] = m.old_name;
+    members.push_back(std::move(j));
+  }
+  doc["members"] = members;
+  json libs = json::array();
+  for (const auto& l : d.libraries) {
+    libs.push_back(json{{"member", l.member},
+                        {"status", l.in_old ? (l.in_new ? "changed" : "removed") : "added"},
+                        {"sass_added", l.sass_added},
+                        {"sass_removed", l.sass_removed},
+                        {"ptx_added", l.ptx_added},
+                        {"ptx_removed", l.ptx_removed},
+                        {"old_device_code_bytes", l.old_device_bytes},
+                        {"new_device_code_bytes", l.new_device_bytes},
+                        {"needed_added", l.needed_added},
+                        {"needed_removed", l.needed_removed},
+                        {"old_search_path", json{{"tag", l.search_tag_old}, {"entries", l.old_search_path}}},
+                        {"new_search_path", json{{"tag", l.search_tag_new}, {"entries", l.new_search_path}}}});
+  }
+  doc["libraries"] = libs;
+  json limits = json::array();
+  for (const auto& g : gates)
+    limits.push_back(json{{"flag", g.flag}, {"limit", g.limit.text}, {"measure", g.what},
+                          {"old", g.old_size}, {"new", g.new_size}, {"exceeded", g.exceeded}});
+  doc["limits"] = limits;
+  return doc;
+}
+
+int run() {
+  const DiffOptions& o = g_opts;
+  std::vector<Gate> gates;
+  auto add_gate = [&gates](const std::string& text, const char* flag, const char* what) {
+    if (text.empty()) return true;
+    auto g = diff::parse_growth_limit(text);
+    if (!g) {
+      print_error(flag, "\"" + text + "\" is neither a percentage (10%) nor a size (50MB)");
+      return false;
+    }
+    gates.push_back(Gate{what, flag, *g});
+    return true;
+  };
+  if (!add_gate(o.max_growth, "--max-growth", "wheel size") ||
+      !add_gate(o.max_installed_growth, "--max-installed-growth", "installed size"))
+    return kExitUnreadable;
+  auto d = diff::diff_wheels(o.old_path, o.new_path);
+  if (!d) {
+    print_error("", d.error().message());
+    return kExitUnreadable;
+  }
+  bool exceeded = false;
+  for (auto& g : gates) {
+    bool file = g.flag == "--max-growth";
+    g.old_size = file ? d->old_file_size : d->old_installed;
+    g.new_size = file ? d->new_file_size : d->new_installed;
+    g.exceeded = diff::exceeds(g.limit, g.old_size, g.new_size);
+    exceeded |= g.exceeded;
+  }
+  if (o.format == "json")
+    std::cout << json_report(*d, gates).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  else
+    std::cout << text_report(*d, gates, o.top);
+  std::cout.flush();
+  return exceeded ? kExitFindings : kExitOk;
+}
+
+CLI::App* setup(CLI::App& app) {
+  auto* cmd = app.add_subcommand("diff", "Compare two builds of a wheel: sizes, members, device code, NEEDED and RUNPATH");
+  cmd->add_option("OLD", g_opts.old_path, "The earlier build (.whl)")->required();
+  cmd->add_option("NEW", g_opts.new_path, "The later build (.whl)")->required();
+  cmd->add_option("--max-growth", g_opts.max_growth, "Exit 1 when the wheel file grew by more than this: 10% or 50MB");
+  cmd->add_option("--max-installed-growth", g_opts.max_installed_growth,
+                  "Exit 1 when the installed size grew by more than this: 10% or 50MB");
+  cmd->add_option("--top", g_opts.top, "Members listed in text output, largest change first (0: all)")
+      ->default_str("20");
+  cmd->add_option("--format", g_opts.format, "Output format")->check(CLI::IsMember({"text", "json"}))->default_str("text");
+  return cmd;
+}
+
+const CommandRegistration kRegistration{Command{5, setup, run}};
+
+}  // namespace
+
+}  // namespace cuwheel::cli
