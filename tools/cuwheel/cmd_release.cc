@@ -4,6 +4,7 @@
 // documentation and JSON fields: docs/release.md.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -43,6 +44,14 @@ std::optional<rel::Policy> policy_for(const ReleaseOptions& o) {
   std::string path = o.policy;
   if (path.empty()) {
     path = rel::find_policy_file(".");
+    // Name it relative to the current folder ("pyproject.toml",
+    // "../pyproject.toml"), as the user would.
+    std::error_code ec;
+    std::filesystem::path cwd = std::filesystem::current_path(ec);
+    if (!path.empty() && !ec) {
+      std::string relative = std::filesystem::path(path).lexically_relative(cwd).string();
+      if (!relative.empty()) path = relative;
+    }
     if (path.empty()) {
       print_error("release",
                   "no release policy: add [tool.cuwheel.release] to pyproject.toml or [release] to cuwheel.toml "
