@@ -45,6 +45,7 @@ import argparse
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 import tempfile
@@ -263,15 +264,17 @@ def check_stamp(stamp: PathLike, identity: str) -> Tuple[str, Optional[str], str
     """
     path = os.fspath(stamp)
     try:
-        with open(path, "rb") as f:
-            if not os.path.isfile(path):
-                raise IdentityError("%s: not a regular file" % path)
-            data = f.read(_MAX_STAMP_BYTES + 1)
+        st = os.stat(path)
     except FileNotFoundError:
         return ("missing", None, "no stamp at %s (no completed build recorded), configuration is %s: rebuild"
                 % (path, identity))
-    except IsADirectoryError:
-        raise IdentityError("%s: not a regular file" % path) from None
+    except OSError as e:
+        raise IdentityError("%s: cannot open: %s" % (path, e.strerror)) from None
+    if not stat.S_ISREG(st.st_mode):  # a folder, or a FIFO that would block the read
+        raise IdentityError("%s: not a regular file" % path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(_MAX_STAMP_BYTES + 1)
     except OSError as e:
         raise IdentityError("%s: cannot open: %s" % (path, e.strerror)) from None
     if len(data) > _MAX_STAMP_BYTES:

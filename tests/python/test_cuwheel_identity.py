@@ -166,6 +166,9 @@ class StampTest(unittest.TestCase):
         self.stamp.mkdir(parents=True)
         with self.assertRaisesRegex(ci.IdentityError, "not a regular file"):
             ci.check_stamp(self.stamp, "cu13")
+        os.mkfifo(self.dir / "fifo")  # must not block
+        with self.assertRaisesRegex(ci.IdentityError, "not a regular file"):
+            ci.check_stamp(self.dir / "fifo", "cu13")
         write(self.dir / "big", "c" * 8192)
         with self.assertRaisesRegex(ci.IdentityError, "larger than 4096 bytes"):
             ci.check_stamp(self.dir / "big", "cu13")

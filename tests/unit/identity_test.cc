@@ -296,6 +296,10 @@ TEST(IdentityStamp, UnreadableIsAnError) {
   auto r = check_stamp(dir + "/stamp-is-a-folder", *cur);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message().find("stamp-is-a-folder: not a regular file"), std::string::npos);
+  ASSERT_EQ(::mkfifo((dir + "/fifo").c_str(), 0644), 0);  // must not block
+  auto fifo = check_stamp(dir + "/fifo", *cur);
+  ASSERT_FALSE(fifo);
+  EXPECT_NE(fifo.error().message().find("not a regular file"), std::string::npos);
   write(dir + "/big", std::string(8192, 'c'));
   EXPECT_FALSE(check_stamp(dir + "/big", *cur));
   // A stamp whose folder cannot be created.
