@@ -1,0 +1,134 @@
+// cuwheel: GPU architecture lists in the forms build systems use, and what
+// each CUDA toolkit release can build.
+//
+// One list of targets, four spellings (each parser accepts exactly its own):
+//
+//   torch    TORCH_CUDA_ARCH_LIST          "7.5;8.0;9.0+PTX;9.0a"
+//            "X.Y" is SASS for sm_XY; "+PTX" adds PTX for compute_XY;
+//            "a"/"f" suffixes name the feature-set targets. Separators: ';',
+//            whitespace or ','. (PyTorch torch/utils/cpp_extension.py.)
+//   cmake    CMAKE_CUDA_ARCHITECTURES      "75-real;80-real;90"
+//            "NN" is SASS and PTX, "NN-real" SASS only, "NN-virtual" PTX
+//            only (CMake documentation of CUDA_ARCHITECTURES).
+//   gencode  nvcc flags                    "-gencode arch=compute_90,code=[sm_90,compute_90]"
+//            also "-gencode=...", "--generate-code ...", code="a,b",
+//            and "-arch=sm_XY" (nvcc: shorthand for SASS and PTX of XY).
+//   list     plain names                   "sm_75,sm_80,compute_90"
+//
+// Named forms are refused with a message that says to name architectures:
+// PyTorch's family names ("Hopper", "Ampere+Tegra") and CMake's "native",
+// "all", "all-major". Release builds must state what they build; a named form
+// resolves to whatever the build machine or the bundled CMake module thinks.
+//
+// The release tables (what each toolkit release can target, and the release
+// list) follow the CUDA facts in docs/arch.md, which cite CMake's
+// Modules/Internal/CMakeCUDAArchitecturesAll.cmake, the CUDA 12.x and 13.x
+// release notes ("Deprecated Architectures") and the CUDA C++ Programming
+// Guide section "Feature Set Compiler Targets" (the 'a' and 'f' variants).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuwheel/expected.h"
+
+namespace cuwheel::arch {
+
+/// Feature-set variant of a target: baseline, architecture-specific ('a',
+/// CUDA 12.0+, runs only on that exact compute capability) or family-specific
+/// ('f', CUDA 12.9+, runs on the family). Programming Guide "Feature Set
+/// Compiler Targets".
+enum class Variant : uint8_t { kBase, kA, kF };
+
+/// One architecture with what is built for it.
+struct Target {
+  unsigned sm = 0;               ///< 10 * major + minor: 75, 90, 100, 121
+  Variant variant = Variant::kBase;
+  bool sass = false;             ///< a cubin for sm_<sm> (CMake "-real")
+  bool ptx = false;              ///< PTX for compute_<sm> (CMake "-virtual")
+
+  /// "sm_90a" (always the sm_ spelling, whatever is built).
+  std::string sm_name() const;
+  /// "compute_90a".
+  std::string compute_name() const;
+  /// Compute capability "9.0", with the variant letter: "9.0a".
+  std::string cc_name() const;
+  bool operator==(const Target&) const = default;
+};
+
+/// The spellings above.
+enum class Form : uint8_t { kTorch, kCmake, kGencode, kList };
+
+/// "torch", "cmake", "gencode", "list".
+std::string_view to_string(Form f);
+/// Inverse of to_string; nullopt for any other text.
+std::optional<Form> parse_form(std::string_view s);
+
+/// Guesses the form of `text`: gencode when it contains "-gencode",
+/// "--generate-code", "-arch" or "arch=compute_"; list when a token starts
+/// with "sm_" or "compute_"; torch when a token contains '.' or "+PTX" or is
+/// a PyTorch family name; cmake otherwise (bare numbers, -real/-virtual,
+/// native/all/all-major). Errors: empty text.
+Expected<Form> detect_form(std::string_view text);
+
+/// Parses `text` in `form` into targets sorted by (sm, variant), entries for
+/// the same architecture merged (SASS and PTX flags or-ed). Syntax only: an
+/// architecture no toolkit knows (sm_99) parses; see check_known().
+/// Errors name the offending entry: a token that is not of the form, a
+/// named family or CMake's native/all/all-major (with the advice to name
+/// architectures explicitly), a gencode whose code is older than its arch,
+/// an empty list.
+Expected<std::vector<Target>> parse(std::string_view text, Form form);
+
+/// detect_form() then parse().
+Expected<std::vector<Target>> parse_any(std::string_view text);
+
+/// Writes `targets` in `form`, in the order given. Errors: a PTX-only target
+/// in torch form (its "+PTX" always adds the SASS too).
+Expected<std::string> format(const std::vector<Target>& targets, Form form);
+
+/// A CUDA toolkit release, major.minor ("12.8"; 12.8.1 and 12.8.93 read as
+/// 12.8).
+struct Release {
+  unsigned major = 0;
+  unsigned minor = 0;
+  std::string to_string() const;  ///< "12.8"
+  auto operator<=>(const Release&) const = default;
+};
+
+/// Parses "12.8", "12.8.1", "cu128", "13". Errors: not a version, a release
+/// that was never published (12.7), one outside the known range 11.0-13.5
+/// (the message names the range).
+Expected<Release> parse_release(std::string_view text);
+
+/// The releases this module knows, oldest first: 11.0-11.8, 12.0-12.6,
+/// 12.8, 12.9, 13.0-13.5.
+const std::vector<Release>& known_releases();
+
+/// Why `t` is not a real architecture: sm unknown to every release, or an
+/// 'a'/'f' variant that does not exist for it. nullopt when it is known.
+std::optional<std::string> check_known(const Target& t);
+
+/// Why `release` cannot build `t` ("sm_50: CUDA 13.0 cannot build it: it was
+/// removed in 13.0 (Maxwell, Pascal and Volta)"), or nullopt when it can.
+/// Unknown architectures are reported as by check_known().
+std::optional<std::string> check_buildable(const Target& t, Release release);
+
+/// Every baseline, 'a' and 'f' architecture `release` can build (SASS and
+/// PTX alike), sorted.
+std::vector<Target> targetable(Release release);
+
+/// The release list of `release`: SASS for every compute capability of a
+/// shipped, non-Tegra GPU that the release can build and does not deprecate
+/// (baseline variants), and PTX of its last (highest) entry only. See
+/// docs/arch.md "The release list" for the rule and the table it gives.
+std::vector<Target> release_list(Release release);
+
+/// Product family of a compute capability ("Hopper", "Blackwell", ...), ""
+/// when unknown.
+std::string_view family_name(unsigned sm);
+
+}  // namespace cuwheel::arch

@@ -1,0 +1,291 @@
+// The matrix policy file. See include/cuwheel/matrix.h and docs/matrix.md.
+// Conventions follow the check policy (src/check_policy.cc): "file:line:"
+// in every error, unknown keys rejected with a did-you-mean, toml++ used
+// header-only with exceptions off.
+#define TOML_HEADER_ONLY 1
+#define TOML_EXCEPTIONS 0
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "cuwheel/fileio.h"
+#include "cuwheel/matrix.h"
+
+namespace fs = std::filesystem;
+
+namespace cuwheel::matrix {
+
+namespace {
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string suggest(std::string_view key, std::initializer_list<std::string_view> known) {
+  std::string best;
+  size_t best_d = 4;
+  for (auto k : known) {
+    size_t d = edit_distance(key, k);
+    if (d < best_d) best_d = d, best = std::string(k);
+  }
+  return best;
+}
+
+std::string where(const std::string& file, const toml::node& n) {
+  return file + ":" + std::to_string(n.source().begin.line);
+}
+
+Status check_keys(const std::string& file, const toml::table& t, std::string_view table_name,
+                  std::initializer_list<std::string_view> known) {
+  for (const auto& [k, v] : t) {
+    if (std::find(known.begin(), known.end(), k.str()) != known.end()) continue;
+    std::string hint = suggest(k.str(), known);
+    return Error(where(file, v) + ": unknown key \"" + std::string(k.str()) + "\" in " + std::string(table_name) +
+                 (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+  }
+  return Ok{};
+}
+
+Expected<std::string> get_string(const std::string& file, const toml::node& n, std::string_view what) {
+  const auto* s = n.as_string();
+  if (!s) return Error(where(file, n) + ": " + std::string(what) + " must be a string");
+  return s->get();
+}
+
+Expected<std::vector<std::string>> string_list(const std::string& file, const toml::node& n, std::string_view what) {
+  std::vector<std::string> out;
+  const auto* arr = n.as_array();
+  if (!arr) return Error(where(file, n) + ": " + std::string(what) + " must be a list of strings");
+  for (const auto& e : *arr) {
+    auto s = get_string(file, e, what);
+    if (!s) return s.error();
+    out.push_back(*s);
+  }
+  return out;
+}
+
+bool valid_python(const std::string& p) {
+  // X.Y with an optional "t" (free-threaded build).
+  size_t dot = p.find('.');
+  if (dot == std::string::npos || dot == 0) return false;
+  for (size_t i = 0; i < dot; ++i)
+    if (!std::isdigit(static_cast<unsigned char>(p[i]))) return false;
+  size_t i = dot + 1, digits = 0;
+  while (i < p.size() && std::isdigit(static_cast<unsigned char>(p[i]))) ++i, ++digits;
+  return digits > 0 && (i == p.size() || (i + 1 == p.size() && p[i] == 't'));
+}
+
+Status check_train(const std::string& w, const std::string& t) {
+  if (classify_build(t).kind != Build::Kind::kCuda)
+    return Error(w + ": train \"" + t + "\" is not a CUDA train such as cu126 or cu130");
+  return Ok{};
+}
+
+Expected<Combination> combination(const std::string& file, const toml::node& n, std::string_view what,
+                                  bool all_required) {
+  const auto* t = n.as_table();
+  if (!t) return Error(where(file, n) + ": " + std::string(what) + " must be a table such as { arch = \"x86_64\", train = \"cu130\", python = \"3.12\" }");
+  if (auto st = check_keys(file, *t, what, {"arch", "train", "python"}); !st) return st.error();
+  Combination c;
+  for (auto [key, dst] : {std::pair{"arch", &c.arch}, {"train", &c.train}, {"python", &c.python}}) {
+    const auto* v = t->get(key);
+    if (!v) {
+      if (all_required) return Error(where(file, n) + ": " + std::string(what) + " needs " + key);
+      continue;
+    }
+    auto s = get_string(file, *v, std::string(what) + "." + key);
+    if (!s) return s.error();
+    *dst = *s;
+  }
+  if (!c.train.empty())
+    if (auto st = check_train(where(file, n), c.train); !st) return st.error();
+  if (!c.python.empty() && !valid_python(c.python))
+    return Error(where(file, n) + ": python \"" + c.python + "\" is not a version such as 3.12 or 3.13t");
+  return c;
+}
+
+Expected<Policy> parse_table(const toml::table& t, const std::string& file) {
+  Policy p;
+  p.source = file;
+  if (auto st = check_keys(file, t, "[matrix]",
+                           {"trains", "python", "exclude-python", "empty", "expect", "representative", "cpu", "fields",
+                            "generator"});
+      !st)
+    return st.error();
+  if (const auto* n = t.get("trains")) {
+    const auto* tt = n->as_table();
+    if (!tt) return Error(where(file, *n) + ": trains must be a table such as { x86_64 = [\"cu126\", \"cu130\"] }");
+    for (const auto& [k, v] : *tt) {
+      auto list = string_list(file, v, "trains." + std::string(k.str()));
+      if (!list) return list.error();
+      if (list->empty())
+        return Error(where(file, v) + ": trains." + std::string(k.str()) +
+                     " is empty: declare a deliberately empty architecture with [[matrix.empty]] and its reason");
+      for (const auto& tr : *list)
+        if (auto st = check_train(where(file, v), tr); !st) return st.error();
+      p.trains.emplace_back(std::string(k.str()), std::move(*list));
+    }
+  }
+  if (const auto* n = t.get("python")) {
+    auto list = string_list(file, *n, "python");
+    if (!list) return list.error();
+    for (const auto& py : *list)
+      if (!valid_python(py)) return Error(where(file, *n) + ": python \"" + py + "\" is not a version such as 3.12 or 3.13t");
+    p.python = std::move(*list);
+  }
+  if (const auto* n = t.get("exclude-python")) {
+    const auto* arr = n->as_array();
+    if (!arr) return Error(where(file, *n) + ": exclude-python must be a list of { python = \"3.14\", reason = \"...\" }");
+    for (const auto& e : *arr) {
+      const auto* et = e.as_table();
+      if (!et) return Error(where(file, e) + ": exclude-python entries are tables { python = \"3.14\", reason = \"...\" }");
+      if (auto st = check_keys(file, *et, "exclude-python", {"python", "reason"}); !st) return st.error();
+      const auto* py = et->get("python");
+      const auto* rs = et->get("reason");
+      if (!py || !rs) return Error(where(file, e) + ": exclude-python entries need python and reason");
+      auto pys = get_string(file, *py, "python");
+      if (!pys) return pys.error();
+      auto rss = get_string(file, *rs, "reason");
+      if (!rss) return rss.error();
+      if (rss->empty()) return Error(where(file, *rs) + ": reason must not be empty");
+      p.exclude_python.push_back({*pys, *rss});
+    }
+  }
+  if (const auto* n = t.get("empty")) {
+    const auto* arr = n->as_array();
+    if (!arr) return Error(where(file, *n) + ": empty must be an array of tables ([[matrix.empty]])");
+    for (const auto& e : *arr) {
+      const auto* et = e.as_table();
+      if (!et) return Error(where(file, e) + ": [[matrix.empty]] entries are tables");
+      if (auto st = check_keys(file, *et, "[[matrix.empty]]", {"arch", "reason", "match"}); !st) return st.error();
+      EmptyKind k;
+      const auto* a = et->get("arch");
+      const auto* r = et->get("reason");
+      if (!a) return Error(where(file, e) + ": [[matrix.empty]] needs arch (a name such as \"jetson\")");
+      if (!r) return Error(where(file, e) + ": [[matrix.empty]] needs reason (why these rows are deliberately empty)");
+      auto as = get_string(file, *a, "arch");
+      if (!as) return as.error();
+      auto rs = get_string(file, *r, "reason");
+      if (!rs) return rs.error();
+      if (as->empty() || rs->empty()) return Error(where(file, e) + ": arch and reason must not be empty");
+      k.arch = *as;
+      k.reason = *rs;
+      if (const auto* m = et->get("match")) {
+        const auto* mt = m->as_table();
+        if (!mt) return Error(where(file, *m) + ": match must be a table of row field = \"pattern\"");
+        for (const auto& [mk, mv] : *mt) {
+          auto s = get_string(file, mv, "match." + std::string(mk.str()));
+          if (!s) return s.error();
+          k.match[std::string(mk.str())] = *s;
+        }
+      }
+      for (const auto& [arch, trains] : p.trains)
+        if (arch == k.arch)
+          return Error(where(file, e) + ": \"" + k.arch + "\" has trains and is declared empty; choose one");
+      p.empty.push_back(std::move(k));
+    }
+  }
+  if (const auto* n = t.get("expect")) {
+    const auto* arr = n->as_array();
+    if (!arr) return Error(where(file, *n) + ": expect must be a list of { arch, train, python } tables");
+    std::vector<Combination> list;
+    for (const auto& e : *arr) {
+      auto c = combination(file, e, "expect", true);
+      if (!c) return c.error();
+      list.push_back(*c);
+    }
+    p.expect = std::move(list);
+  }
+  if (const auto* n = t.get("representative")) {
+    auto c = combination(file, *n, "representative", false);
+    if (!c) return c.error();
+    p.representative = *c;
+  }
+  if (const auto* n = t.get("cpu")) {
+    auto v = n->value<bool>();
+    if (!v) return Error(where(file, *n) + ": cpu must be true or false");
+    p.cpu = *v;
+  }
+  if (const auto* n = t.get("fields")) {
+    const auto* ft = n->as_table();
+    if (!ft) return Error(where(file, *n) + ": fields must be a table such as { desired_cuda = \"cuda_version\" }");
+    for (const auto& [k, v] : *ft) {
+      auto s = get_string(file, v, "fields." + std::string(k.str()));
+      if (!s) return s.error();
+      if (s->empty()) return Error(where(file, v) + ": fields." + std::string(k.str()) + " must not be empty");
+      if (auto st = p.fields.set(k.str(), *s); !st) return Error(where(file, v) + ": " + st.error().message());
+    }
+  }
+  if (const auto* n = t.get("generator")) {
+    const auto* gt = n->as_table();
+    if (!gt) return Error(where(file, *n) + ": generator must be a table such as { with-cuda = \"enable\" }");
+    for (const auto& [k, v] : *gt) {
+      auto s = get_string(file, v, "generator." + std::string(k.str()));
+      if (!s) return s.error();
+      p.generator.emplace_back(std::string(k.str()), *s);
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+Expected<Policy> parse_policy(std::string_view text, const std::string& name) {
+  auto parsed = toml::parse(text, std::string_view(name));
+  if (!parsed) {
+    const auto& err = parsed.error();
+    return Error(name + ":" + std::to_string(err.source().begin.line) + ": " + std::string(err.description()));
+  }
+  const toml::table& root = parsed.table();
+  const toml::table* t = nullptr;
+  if (const auto* tool = root.get_as<toml::table>("tool"))
+    if (const auto* cw = tool->get_as<toml::table>("cuwheel")) t = cw->get_as<toml::table>("matrix");
+  if (!t) t = root.get_as<toml::table>("matrix");
+  if (!t) {
+    std::string fn = fs::path(name).filename().string();
+    if (fn == "pyproject.toml") return Error(name + ": no [tool.cuwheel.matrix] table");
+    if (fn == "cuwheel.toml") return Error(name + ": no [matrix] table");
+    t = &root;
+  }
+  return parse_table(*t, name);
+}
+
+Expected<Policy> load_policy(const std::string& path) {
+  auto text = read_whole_file(path, size_t{16} << 20);
+  if (!text) return text.error();
+  return parse_policy(*text, path);
+}
+
+std::string find_policy_file(const std::string& start) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(start, ec).lexically_normal();
+  if (ec) return "";
+  auto mentions = [](const fs::path& p, std::string_view needle) {
+    std::ifstream in(p);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return text.find(needle) != std::string::npos;
+  };
+  while (true) {
+    for (auto [name, needle] : {std::pair{"cuwheel.toml", "matrix"}, {"pyproject.toml", "tool.cuwheel.matrix"}}) {
+      fs::path c = dir / name;
+      if (fs::is_regular_file(c, ec) && mentions(c, needle)) return c.string();
+    }
+    if (!dir.has_parent_path() || dir.parent_path() == dir) break;
+    dir = dir.parent_path();
+  }
+  return "";
+}
+
+}  // namespace cuwheel::matrix

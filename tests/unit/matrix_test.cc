@@ -1,0 +1,357 @@
+// Build-matrix filtering: row classification, the policy file, every guard
+// (a case that fires it and one that does not), PR mode, toolkit detection
+// (include/cuwheel/matrix.h).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cuwheel/matrix.h"
+
+using namespace cuwheel::matrix;
+namespace fs = std::filesystem;
+
+namespace {
+
+Row row(const std::string& arch, const std::string& cuda, const std::string& py) {
+  Row r;
+  r["python_version"] = py;
+  bool gpu = cuda.rfind("cu", 0) == 0 && cuda != "cpu";
+  std::string ver = gpu ? cuda.substr(2, cuda.size() - 3) + "." + cuda.back() : "";
+  r["gpu_arch_type"] = gpu ? (arch == "aarch64" ? "cuda-aarch64" : "cuda") : "cpu";
+  r["gpu_arch_version"] = ver;
+  r["desired_cuda"] = cuda;
+  r["container_image"] = arch == "aarch64" ? "pytorch/manylinuxaarch64-builder:cuda" + ver
+                                           : "pytorch/manylinux2_28-builder:cuda" + ver;
+  r["build_name"] = "manywheel-py" + py + "-" + cuda + "-" + arch;
+  return r;
+}
+
+Policy basic() {
+  Policy p;
+  p.trains = {{"x86_64", {"cu126", "cu130"}}, {"aarch64", {"cu130"}}};
+  p.python = {"3.11", "3.12"};
+  p.exclude_python = {{"3.14", "known-broken example requirements"}};
+  return p;
+}
+
+std::vector<Row> full_rows() {
+  std::vector<Row> rows;
+  for (auto cu : {"cu126", "cu128", "cu130"})
+    for (auto py : {"3.11", "3.12", "3.14"}) rows.push_back(row("x86_64", cu, py));
+  for (auto py : {"3.11", "3.12", "3.14"}) rows.push_back(row("aarch64", "cu130", py));
+  return rows;
+}
+
+size_t count(const Result& r, const std::string& rule) {
+  size_t n = 0;
+  for (const auto& f : r.findings) n += f.rule == rule;
+  return n;
+}
+
+std::string rules(const Result& r) {
+  std::string s;
+  for (const auto& f : r.findings) s += f.rule + ": " + f.message + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST(MatrixClassify, SupportedTrainIsAskedNotStripped) {
+  EXPECT_EQ(classify_build("cpu").kind, Build::Kind::kCpu);  // not train "pu"
+  EXPECT_EQ(classify_build("cpu-aarch64").kind, Build::Kind::kCpu);
+  EXPECT_EQ(classify_build("cpu-cxx11-abi").kind, Build::Kind::kCpu);
+  EXPECT_EQ(classify_build("rocm6.2").kind, Build::Kind::kRocm);
+  EXPECT_EQ(classify_build("rocm6.2.4").kind, Build::Kind::kRocm);
+  EXPECT_EQ(classify_build("xpu").kind, Build::Kind::kXpu);
+  Build b = classify_build("cu118");
+  EXPECT_EQ(b.kind, Build::Kind::kCuda);
+  EXPECT_EQ(train_version(b), "11.8");
+  b = classify_build("cu125");
+  EXPECT_EQ(b.kind, Build::Kind::kCuda);
+  EXPECT_EQ(train_version(b), "12.5");
+  b = classify_build("cu130");
+  EXPECT_EQ(b.major, 13u);
+  EXPECT_EQ(b.minor, 0u);
+  for (auto bad : {"", "pu", "cu", "cu12", "cuda12.6", "cu12.6", "CU126", "rocm", "cpux", "cu1260000"})
+    EXPECT_EQ(classify_build(bad).kind, Build::Kind::kUnknown) << bad;
+}
+
+TEST(MatrixClassify, CpuRowIsNeverATrain) {
+  // A CPU row in a CUDA policy is dropped as a CPU build, never reported as
+  // an unsupported train "pu".
+  Policy p = basic();
+  auto rows = full_rows();
+  rows.push_back(row("x86_64", "cpu", "3.12"));
+  Result r = filter(rows, p, {});
+  ASSERT_TRUE(r.findings.empty()) << rules(r);
+  bool seen = false;
+  for (const auto& d : r.dropped)
+    if (d.row == static_cast<int>(rows.size() - 1)) {
+      seen = true;
+      EXPECT_NE(d.reason.find("CPU build"), std::string::npos);
+    }
+  EXPECT_TRUE(seen);
+  p.cpu = true;
+  r = filter(rows, p, {});
+  EXPECT_EQ(r.include.size(), 7u);
+}
+
+TEST(MatrixFilter, KeepsThePolicyRows) {
+  Result r = filter(full_rows(), basic(), {});
+  ASSERT_TRUE(r.findings.empty()) << rules(r);
+  ASSERT_EQ(r.include.size(), 6u);  // x86_64 cu126/cu130 x 2 + aarch64 cu130 x 2
+  for (const auto& row : r.include) {
+    EXPECT_NE(row["desired_cuda"], "cu128");
+    EXPECT_NE(row["python_version"], "3.14");
+  }
+  EXPECT_EQ(r.dropped.size(), 6u);
+  EXPECT_EQ(r.matrix()["include"].size(), 6u);
+}
+
+TEST(MatrixGuards, EmptyMatrix) {
+  Policy p = basic();
+  p.trains = {{"x86_64", {"cu132"}}};
+  p.expect = std::vector<Combination>{};  // nothing advertised
+  Result r = filter(full_rows(), p, {});
+  EXPECT_EQ(count(r, "empty-matrix"), 1u) << rules(r);
+  EXPECT_EQ(count(filter(full_rows(), basic(), {}), "empty-matrix"), 0u);
+  EXPECT_EQ(count(filter({}, basic(), {}), "empty-matrix"), 1u);
+}
+
+TEST(MatrixGuards, MissingCombination) {
+  auto rows = full_rows();
+  rows.erase(rows.begin() + 6);  // x86_64 cu130 3.11
+  Result r = filter(rows, basic(), {});
+  ASSERT_EQ(count(r, "missing-combination"), 1u) << rules(r);
+  EXPECT_NE(r.findings[0].message.find("x86_64 cu130 for python 3.11"), std::string::npos);
+  EXPECT_EQ(r.include.size(), 5u);
+  // An explicit expect list replaces the default.
+  Policy p = basic();
+  p.expect = std::vector<Combination>{{"aarch64", "cu130", "3.12"}};
+  EXPECT_EQ(count(filter(rows, p, {}), "missing-combination"), 0u);
+  // Excluded Pythons are not advertised.
+  EXPECT_EQ(count(filter(full_rows(), basic(), {}), "missing-combination"), 0u);
+}
+
+TEST(MatrixGuards, MissingCudaVersionAndPython) {
+  auto rows = full_rows();
+  rows[0].erase("desired_cuda");
+  rows[1]["python_version"] = "";
+  rows[2]["gpu_arch_version"] = "";
+  Result r = filter(rows, basic(), {});
+  EXPECT_EQ(count(r, "missing-cuda-version"), 2u) << rules(r);
+  EXPECT_EQ(count(r, "missing-python"), 1u);
+  bool named = false;
+  for (const auto& f : r.findings) named = named || f.message.find("row 1 (manywheel-py3.12-cu126-x86_64)") == 0;
+  EXPECT_TRUE(named) << rules(r);
+  EXPECT_EQ(count(filter(full_rows(), basic(), {}), "missing-cuda-version"), 0u);
+}
+
+TEST(MatrixGuards, PythonAllowlist) {
+  auto rows = full_rows();
+  rows.push_back(row("x86_64", "cu130", "3.9"));
+  rows.push_back(row("x86_64", "cu128", "3.8"));  // dropped by train first
+  Result r = filter(rows, basic(), {});
+  ASSERT_EQ(count(r, "python-not-allowed"), 1u) << rules(r);
+  EXPECT_NE(r.findings[0].message.find("python 3.9"), std::string::npos);
+  Policy p = basic();
+  p.exclude_python.push_back({"3.9", "end of life"});
+  EXPECT_TRUE(filter(rows, p, {}).findings.empty());
+}
+
+TEST(MatrixGuards, UnknownBuildAndVersionMismatch) {
+  auto rows = full_rows();
+  rows[0]["desired_cuda"] = "cuda12.6";
+  rows[3]["gpu_arch_version"] = "12.9";  // cu128 row
+  Result r = filter(rows, basic(), {});
+  EXPECT_EQ(count(r, "unknown-build"), 1u) << rules(r);
+  EXPECT_EQ(count(r, "cuda-version-mismatch"), 1u) << rules(r);
+}
+
+TEST(MatrixGuards, GeneratorSpelling) {
+  Policy p = basic();
+  p.generator = {{"with-cuda", "enabled"}, {"with-cpu", "disable"}};
+  Result r = filter(full_rows(), p, {});
+  ASSERT_EQ(count(r, "generator-spelling"), 1u) << rules(r);
+  EXPECT_NE(r.findings[0].message.find("with-cuda = \"enabled\""), std::string::npos);
+  p.generator = {{"with-cuda", "enable"}};
+  EXPECT_TRUE(filter(full_rows(), p, {}).findings.empty());
+  Options o;
+  o.generator = {{"with-rocm", "Disable"}};
+  EXPECT_EQ(count(filter(full_rows(), p, o), "generator-spelling"), 1u);
+}
+
+TEST(MatrixGuards, ToolkitMajor) {
+  Options o;
+  o.toolkit = ToolkitVersion{13, 0, "cuda.h"};
+  o.arch = "aarch64";
+  EXPECT_TRUE(filter(full_rows(), basic(), o).findings.empty());
+  o.arch = "x86_64";
+  Result r = filter(full_rows(), basic(), o);
+  EXPECT_EQ(count(r, "toolkit-mismatch"), 2u) << rules(r);  // the two cu126 rows
+  EXPECT_NE(r.findings[0].message.find("CUDA 13.0"), std::string::npos);
+}
+
+TEST(MatrixEmptyKind, JetsonRowsAreDroppedWithTheirReason) {
+  Policy p = basic();
+  p.empty.push_back({"jetson", "no device code for Jetson GPUs in published PyTorch", {{"container_image", "*jetpack*"}}});
+  auto rows = full_rows();
+  Row j = row("aarch64", "cu126", "3.10");
+  j["container_image"] = "nvcr.io/nvidia/l4t-jetpack:r36.4.0";
+  rows.push_back(j);
+  EXPECT_EQ(row_arch(j, p), "jetson");
+  Result r = filter(rows, p, {});
+  ASSERT_TRUE(r.findings.empty()) << rules(r);
+  EXPECT_NE(r.dropped.back().reason.find("deliberately empty: no device code"), std::string::npos);
+  Options o;
+  o.arch = "jetson";
+  r = filter(rows, p, o);
+  ASSERT_EQ(count(r, "empty-matrix"), 1u);
+  EXPECT_EQ(r.findings.back().message, "jetson rows are deliberately empty: no device code for Jetson GPUs in published PyTorch");
+}
+
+TEST(MatrixPr, RepresentativeRow) {
+  Options o;
+  o.pr = true;
+  Result r = filter(full_rows(), basic(), o);
+  ASSERT_EQ(r.include.size(), 1u);
+  EXPECT_EQ(r.include[0]["desired_cuda"], "cu130");  // newest train, newest python, x86_64
+  EXPECT_EQ(r.include[0]["python_version"], "3.12");
+  EXPECT_EQ(r.include[0]["gpu_arch_type"], "cuda");
+  Policy p = basic();
+  p.representative = Combination{"x86_64", "cu126", "3.11"};
+  r = filter(full_rows(), p, o);
+  ASSERT_EQ(r.include.size(), 1u);
+  EXPECT_EQ(r.include[0]["desired_cuda"], "cu126");
+  p.representative = Combination{"x86_64", "cu128", ""};
+  r = filter(full_rows(), p, o);
+  EXPECT_EQ(count(r, "representative-missing"), 1u);
+}
+
+TEST(MatrixRows, Shapes) {
+  auto a = parse_rows(R"([{"desired_cuda":"cu126"}])", "m.json");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->size(), 1u);
+  auto b = parse_rows(R"({"include":[{"desired_cuda":"cu126"},{"desired_cuda":"cpu"}]})", "m.json");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->size(), 2u);
+  auto c = parse_rows(R"({"desired_cuda":"cu126"})", "m.json");  // one row
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->size(), 1u);
+  auto d = parse_rows(R"([{"a":1}, 3])", "m.json");
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().message(), "m.json: row 1 is not an object");
+  auto e = parse_rows("[{\"a\":", "m.json");
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message().find("m.json: not JSON"), std::string::npos);
+  EXPECT_FALSE(parse_rows(R"({"include": 3})", "m.json"));
+  EXPECT_FALSE(parse_rows("42", "m.json"));
+}
+
+TEST(MatrixFields, Renames) {
+  FieldNames f;
+  ASSERT_TRUE(f.set("desired_cuda=cuda_version"));
+  EXPECT_EQ(f.desired_cuda, "cuda_version");
+  EXPECT_FALSE(f.set("desired_cuda"));
+  EXPECT_FALSE(f.set("=x"));
+  auto st = f.set("desired_cud=x");
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message().find("unknown field \"desired_cud\""), std::string::npos);
+  Policy p = basic();
+  p.fields.desired_cuda = "cuda_version";
+  auto rows = full_rows();
+  for (auto& r : rows) {
+    r["cuda_version"] = r["desired_cuda"];
+    r.erase("desired_cuda");
+  }
+  EXPECT_TRUE(filter(rows, p, {}).findings.empty());
+  EXPECT_FALSE(filter(rows, basic(), {}).findings.empty());
+}
+
+TEST(MatrixPolicy, ParsesTheDocumentedSchema) {
+  auto p = parse_policy(R"(
+[matrix]
+python = ["3.10", "3.11"]
+exclude-python = [{ python = "3.14", reason = "broken" }]
+cpu = false
+representative = { arch = "x86_64", train = "cu130" }
+expect = [{ arch = "x86_64", train = "cu130", python = "3.10" }]
+[matrix.trains]
+x86_64 = ["cu126", "cu130"]
+[matrix.fields]
+python_version = "python"
+[matrix.generator]
+with-cuda = "enable"
+[[matrix.empty]]
+arch = "jetson"
+reason = "no device code"
+match = { container_image = "*jetpack*" }
+)", "cuwheel.toml");
+  ASSERT_TRUE(p) << p.error().message();
+  EXPECT_EQ(p->python.size(), 2u);
+  EXPECT_EQ(p->trains[0].second[1], "cu130");
+  EXPECT_EQ(p->fields.python_version, "python");
+  EXPECT_EQ(p->empty[0].match.at("container_image"), "*jetpack*");
+  EXPECT_EQ(p->representative->train, "cu130");
+  EXPECT_EQ(p->expect->size(), 1u);
+  EXPECT_EQ(p->generator[0].second, "enable");
+  // pyproject.toml form.
+  auto q = parse_policy("[tool.cuwheel.matrix]\npython = [\"3.12\"]\ntrains = { x86_64 = [\"cu130\"] }\n", "pyproject.toml");
+  ASSERT_TRUE(q) << q.error().message();
+  EXPECT_EQ(q->python[0], "3.12");
+}
+
+TEST(MatrixPolicy, ErrorsAreLineNumbered) {
+  auto msg = [](const char* text) {
+    auto p = parse_policy(text, "cuwheel.toml");
+    return p ? std::string("(ok)") : p.error().message();
+  };
+  EXPECT_EQ(msg("[matrix]\npyhton = [\"3.12\"]\n"), "cuwheel.toml:2: unknown key \"pyhton\" in [matrix] (did you mean \"python\"?)");
+  EXPECT_EQ(msg("[matrix]\ntrains = { x86_64 = [\"cpu\"] }\n"),
+            "cuwheel.toml:2: train \"cpu\" is not a CUDA train such as cu126 or cu130");
+  EXPECT_NE(msg("[matrix]\ntrains = { jetson = [] }\n").find("[[matrix.empty]]"), std::string::npos);
+  EXPECT_NE(msg("[matrix]\npython = [\"3\"]\n").find("cuwheel.toml:2: python \"3\""), std::string::npos);
+  EXPECT_NE(msg("[matrix]\n[[matrix.empty]]\narch = \"jetson\"\n").find("needs reason"), std::string::npos);
+  EXPECT_NE(msg("[matrix]\ntrains = { jetson = [\"cu126\"] }\n[[matrix.empty]]\narch = \"jetson\"\nreason = \"x\"\n")
+                .find("choose one"),
+            std::string::npos);
+  EXPECT_NE(msg("[matrix]\nfields = { desired = \"x\" }\n").find("unknown field"), std::string::npos);
+  EXPECT_NE(msg("[matrix\n").find("cuwheel.toml:1:"), std::string::npos);
+  EXPECT_EQ(msg("[check]\n"), "cuwheel.toml: no [matrix] table");
+  EXPECT_NE(msg("[matrix]\ncpu = \"yes\"\n").find("cpu must be true or false"), std::string::npos);
+}
+
+TEST(MatrixToolkit, Versions) {
+  auto h = parse_cuda_h("#ifndef X\n#define CUDA_VERSION 12080\n#endif\n");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->major, 12u);
+  EXPECT_EQ(h->minor, 8u);
+  EXPECT_FALSE(parse_cuda_h("#define CUDA_VERSION_MAJOR 12\n"));
+  auto n = parse_nvcc_version(
+      "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0.r13.0\n");
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->major, 13u);
+  EXPECT_EQ(n->minor, 0u);
+  EXPECT_FALSE(parse_nvcc_version("release notes"));
+
+  fs::path dir = fs::path(testing::TempDir()) / "cuwheel-matrix-toolkit";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "include");
+  std::ofstream(dir / "include" / "cuda.h") << "#define CUDA_VERSION 13020\n";
+  auto t = detect_toolkit(dir.string());
+  ASSERT_TRUE(t) << t.error().message();
+  EXPECT_EQ(t->major, 13u);
+  EXPECT_EQ(t->minor, 2u);
+  EXPECT_NE(t->source.find("cuda.h"), std::string::npos);
+  auto missing = detect_toolkit((dir / "nope").string());
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("nope"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(MatrixPython, Ordering) {
+  EXPECT_TRUE(python_less("3.9", "3.10"));
+  EXPECT_TRUE(python_less("3.13", "3.13t"));
+  EXPECT_FALSE(python_less("3.12", "3.12"));
+}

@@ -1,0 +1,198 @@
+// `cuwheel arch`: converts a GPU architecture list between
+// TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, nvcc -gencode flags and a
+// plain sm_/compute_ list, validates it against a CUDA release, and prints a
+// release's release list. docs/arch.md.
+//
+// Exit status: 0 ok; 1 an entry is not a real architecture or the release
+// cannot build it; 2 the list cannot be read, or a usage error.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+
+#include "cli.h"
+#include "cuwheel/arch.h"
+#include "cuwheel/fileio.h"
+
+namespace cuwheel::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct ArchOptions {
+  std::vector<std::string> list;  // joined with spaces
+  std::string from = "auto";      // auto | torch | cmake | gencode | list
+  std::string to = "list";        // torch | cmake | gencode | list | json
+  std::string format = "text";    // text | json
+  std::string release;
+  bool release_list = false;
+  std::string output;
+} g_opts;
+
+struct Finding {
+  std::string rule, entry, message;
+};
+
+const char* variant_name(arch::Variant v) {
+  return v == arch::Variant::kA ? "a" : v == arch::Variant::kF ? "f" : "";
+}
+
+json targets_json(const std::vector<arch::Target>& ts) {
+  json out = json::array();
+  for (const auto& t : ts)
+    out.push_back({{"sm", t.sm_name()},
+                   {"compute", t.compute_name()},
+                   {"cc", t.cc_name()},
+                   {"variant", variant_name(t.variant)},
+                   {"sass", t.sass},
+                   {"ptx", t.ptx},
+                   {"family", std::string(arch::family_name(t.sm))}});
+  return out;
+}
+
+// Writes `text` to --output (atomically) or stdout.
+int emit(const std::string& text) {
+  if (g_opts.output.empty()) {
+    std::cout << text;
+    std::cout.flush();
+    return kExitOk;
+  }
+  if (auto st = write_file_atomic(g_opts.output, text); !st) {
+    print_error("--output", st.error().message());
+    return kExitUnreadable;
+  }
+  return kExitOk;
+}
+
+int run_arch() {
+  const auto& o = g_opts;
+  bool want_json = o.format == "json" || o.to == "json";
+  std::optional<arch::Form> to_form;
+  if (o.to != "json") to_form = arch::parse_form(o.to);
+
+  std::optional<arch::Release> release;
+  if (!o.release.empty()) {
+    auto r = arch::parse_release(o.release);
+    if (!r) {
+      print_error("--release", r.error().message());
+      return kExitUnreadable;
+    }
+    release = *r;
+  }
+
+  std::vector<arch::Target> targets;
+  std::string input_text;
+  std::optional<arch::Form> input_form;
+  if (o.release_list) {
+    if (!release) {
+      print_error("--release-list", "needs --release X.Y (the toolkit whose release list to print)");
+      return kExitUnreadable;
+    }
+    if (!o.list.empty()) {
+      print_error("--release-list", "takes no architecture list");
+      return kExitUnreadable;
+    }
+    targets = arch::release_list(*release);
+  } else {
+    if (o.list.empty()) {
+      print_error("arch", "give an architecture list (or - to read it from stdin), or --release-list --release X.Y");
+      return kExitUnreadable;
+    }
+    if (o.list.size() == 1 && o.list[0] == "-") {
+      input_text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    } else {
+      for (const auto& a : o.list) input_text += (input_text.empty() ? "" : " ") + a;
+    }
+    if (o.from == "auto") {
+      auto f = arch::detect_form(input_text);
+      if (!f) {
+        print_error("arch", f.error().message());
+        return kExitUnreadable;
+      }
+      input_form = *f;
+    } else {
+      input_form = arch::parse_form(o.from);
+    }
+    auto parsed = arch::parse(input_text, *input_form);
+    if (!parsed) {
+      print_error(std::string(arch::to_string(*input_form)) + " list", parsed.error().message());
+      return kExitUnreadable;
+    }
+    targets = std::move(*parsed);
+  }
+
+  std::vector<Finding> findings;
+  for (const auto& t : targets) {
+    std::string entry = t.sass ? t.sm_name() : t.compute_name();
+    if (auto e = arch::check_known(t)) findings.push_back({"unknown-arch", entry, *e});
+    else if (release)
+      if (auto b = arch::check_buildable(t, *release)) findings.push_back({"not-buildable", entry, *b});
+  }
+
+  if (want_json) {
+    json doc;
+    doc["schema"] = 1;
+    doc["tool"] = "cuwheel " CUWHEEL_VERSION;
+    doc["command"] = "arch";
+    doc["input"] = input_form ? json{{"form", std::string(arch::to_string(*input_form))}, {"text", input_text}}
+                              : json(nullptr);
+    doc["release"] = release ? json(release->to_string()) : json(nullptr);
+    doc["release_list"] = o.release_list;
+    doc["targets"] = targets_json(targets);
+    json forms = json::object();
+    for (arch::Form f : {arch::Form::kTorch, arch::Form::kCmake, arch::Form::kGencode, arch::Form::kList}) {
+      auto s = arch::format(targets, f);
+      forms[std::string(arch::to_string(f))] = s ? json(*s) : json(nullptr);
+    }
+    doc["forms"] = forms;
+    json fs = json::array();
+    for (const auto& f : findings) fs.push_back({{"rule", f.rule}, {"entry", f.entry}, {"message", f.message}});
+    doc["findings"] = fs;
+    doc["ok"] = findings.empty();
+    for (const auto& f : findings) std::fprintf(stderr, "cuwheel: error[%s]: %s\n", f.rule.c_str(), f.message.c_str());
+    int rc = emit(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    if (rc != kExitOk) return rc;
+    return findings.empty() ? kExitOk : kExitFindings;
+  }
+
+  for (const auto& f : findings) std::fprintf(stderr, "cuwheel: error[%s]: %s\n", f.rule.c_str(), f.message.c_str());
+  if (!findings.empty()) {
+    std::fprintf(stderr, "cuwheel: %zu of %zu architectures rejected%s\n", findings.size(), targets.size(),
+                 release ? (" for CUDA " + release->to_string()).c_str() : "");
+    return kExitFindings;
+  }
+  auto text = arch::format(targets, *to_form);
+  if (!text) {
+    print_error("--to " + o.to, text.error().message());
+    return kExitUnreadable;
+  }
+  return emit(*text + "\n");
+}
+
+CLI::App* setup_arch(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "arch", "Convert a GPU architecture list between TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, -gencode and sm_ "
+              "forms, and check it against a CUDA release (docs/arch.md)");
+  cmd->add_option("LIST", g_opts.list,
+                  "The architecture list, e.g. \"7.5;8.0;9.0+PTX\" (quote it; several words are joined; - reads stdin)");
+  cmd->add_option("--from", g_opts.from, "Form of the input (default: detected)")
+      ->check(CLI::IsMember({"auto", "torch", "cmake", "gencode", "list"}));
+  cmd->add_option("--to", g_opts.to, "Form of the output: torch, cmake, gencode, list (default) or json")
+      ->check(CLI::IsMember({"torch", "cmake", "gencode", "list", "json"}));
+  cmd->add_option("--format", g_opts.format, "text (the list in --to form) or json (every form, and findings)")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--release", g_opts.release, "CUDA toolkit release the list is built with, e.g. 12.8: each entry must be buildable by it");
+  cmd->add_flag("--release-list", g_opts.release_list,
+                "Print the release list of --release: SASS of every listed architecture, PTX of the last");
+  cmd->add_option("-o,--output", g_opts.output, "Write the result to FILE (atomically) instead of stdout");
+  // "-gencode ..." as a positional value: let arguments starting with '-' after -- through.
+  cmd->allow_extras(false);
+  return cmd;
+}
+
+CommandRegistration g_register{Command{11, setup_arch, run_arch}};
+
+}  // namespace
+
+}  // namespace cuwheel::cli

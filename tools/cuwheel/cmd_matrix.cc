@@ -1,0 +1,248 @@
+// `cuwheel matrix`: filters a generated build matrix by a release policy and
+// prints the GitHub Actions `{"include": [...]}` matrix. docs/matrix.md.
+//
+// Exit status: 0 ok; 1 a guard fired (each printed as
+// "cuwheel: error[<guard>]: ..."); 2 the matrix or the policy cannot be
+// read, or a usage error.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <map>
+
+#include "cli.h"
+#include "cuwheel/fileio.h"
+#include "cuwheel/matrix.h"
+
+namespace cuwheel::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct MatrixOptions {
+  std::string input;
+  std::string policy;
+  std::string python;
+  std::vector<std::string> trains;   // ARCH=cu126,cu130
+  std::vector<std::string> fields;   // ROLE=NAME
+  std::vector<std::string> generator;  // KEY=VALUE
+  std::string arch;
+  std::string toolkit;
+  std::string format = "text";
+  std::string output;
+  bool pr = false;
+  bool verbose = false;
+} g_opts;
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s + ",") {
+    if (c == ',') {
+      while (!cur.empty() && cur.back() == ' ') cur.pop_back();
+      size_t b = cur.find_first_not_of(' ');
+      if (b != std::string::npos) out.push_back(cur.substr(b));
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  return out;
+}
+
+bool split_assignment(const std::string& s, std::string& k, std::string& v) {
+  size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  k = s.substr(0, eq);
+  v = s.substr(eq + 1);
+  return true;
+}
+
+int emit(const std::string& text) {
+  if (g_opts.output.empty()) {
+    std::cout << text;
+    std::cout.flush();
+    return kExitOk;
+  }
+  if (auto st = write_file_atomic(g_opts.output, text); !st) {
+    print_error("--output", st.error().message());
+    return kExitUnreadable;
+  }
+  return kExitOk;
+}
+
+int run_matrix() {
+  const auto& o = g_opts;
+  // 1. The policy: --policy, else cuwheel.toml / pyproject.toml upwards; flags on top.
+  matrix::Policy policy;
+  std::string file = o.policy.empty() ? matrix::find_policy_file(".") : o.policy;
+  if (!file.empty()) {
+    auto p = matrix::load_policy(file);
+    if (!p) {
+      print_error("", p.error().message());
+      return kExitUnreadable;
+    }
+    policy = std::move(*p);
+  }
+  if (!o.python.empty()) {
+    policy.python = split_commas(o.python);
+    for (const auto& py : policy.python)
+      if (matrix::python_less(py, "0.0")) {
+        print_error("--python", "\"" + py + "\" is not a version such as 3.12");
+        return kExitUnreadable;
+      }
+  }
+  if (!o.trains.empty()) {
+    policy.trains.clear();
+    for (const auto& t : o.trains) {
+      std::string arch, list;
+      if (!split_assignment(t, arch, list) || split_commas(list).empty()) {
+        print_error("--trains", "\"" + t + "\" is not ARCH=TRAIN,..., e.g. x86_64=cu126,cu130");
+        return kExitUnreadable;
+      }
+      for (const auto& tr : split_commas(list))
+        if (matrix::classify_build(tr).kind != matrix::Build::Kind::kCuda) {
+          print_error("--trains", "\"" + tr + "\" is not a CUDA train such as cu126");
+          return kExitUnreadable;
+        }
+      policy.trains.emplace_back(arch, split_commas(list));
+    }
+  }
+  for (const auto& fa : o.fields)
+    if (auto st = policy.fields.set(fa); !st) {
+      print_error("--field", st.error().message());
+      return kExitUnreadable;
+    }
+  if (policy.trains.empty()) {
+    print_error("matrix", "no trains: give a policy with [matrix] trains (docs/matrix.md) or --trains x86_64=cu126,cu130");
+    return kExitUnreadable;
+  }
+  if (policy.python.empty()) {
+    print_error("matrix", "no Python allowlist: give python = [...] in the policy or --python 3.10,3.11,...");
+    return kExitUnreadable;
+  }
+
+  matrix::Options opts;
+  opts.pr = o.pr;
+  if (!o.arch.empty()) opts.arch = o.arch;
+  for (const auto& g : o.generator) {
+    std::string k, v;
+    if (!split_assignment(g, k, v)) {
+      print_error("--generator-input", "\"" + g + "\" is not KEY=VALUE, e.g. with-cuda=enable");
+      return kExitUnreadable;
+    }
+    opts.generator.emplace_back(k, v);
+  }
+  if (!o.toolkit.empty()) {
+    auto t = matrix::detect_toolkit(o.toolkit);
+    if (!t) {
+      print_error("--toolkit", t.error().message());
+      return kExitUnreadable;
+    }
+    opts.toolkit = *t;
+  }
+
+  // 2. The generator's output.
+  std::string name = o.input == "-" ? "<stdin>" : o.input;
+  Expected<std::string> text = std::string();
+  if (o.input == "-") text = std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  else text = read_whole_file(o.input, size_t{256} << 20);
+  if (!text) {
+    print_error("", text.error().message());
+    return kExitUnreadable;
+  }
+  auto rows = matrix::parse_rows(*text, name);
+  if (!rows) {
+    print_error("", rows.error().message());
+    return kExitUnreadable;
+  }
+
+  // 3. Filter and report.
+  matrix::Result res = matrix::filter(*rows, policy, opts);
+  for (const auto& f : res.findings)
+    std::fprintf(stderr, "cuwheel: error[%s]: %s: %s\n", f.rule.c_str(), name.c_str(), f.message.c_str());
+
+  // Dropped rows, grouped by reason (in order of first appearance).
+  std::vector<std::pair<std::string, size_t>> groups;
+  for (const auto& d : res.dropped) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == d.reason; });
+    if (it == groups.end()) groups.emplace_back(d.reason, 1);
+    else ++it->second;
+  }
+
+  if (o.format == "json") {
+    json doc;
+    doc["schema"] = 1;
+    doc["tool"] = "cuwheel " CUWHEEL_VERSION;
+    doc["command"] = "matrix";
+    doc["input"] = name;
+    doc["policy"] = policy.source.empty() ? json(nullptr) : json(policy.source);
+    doc["pr"] = o.pr;
+    doc["arch"] = o.arch.empty() ? json(nullptr) : json(o.arch);
+    doc["toolkit"] = opts.toolkit ? json{{"version", std::to_string(opts.toolkit->major) + "." +
+                                                         std::to_string(opts.toolkit->minor)},
+                                        {"source", opts.toolkit->source}}
+                                  : json(nullptr);
+    doc["rows_in"] = res.rows_in;
+    doc["rows_kept"] = res.include.size();
+    doc["matrix"] = res.matrix();
+    json dropped = json::array();
+    for (const auto& d : res.dropped)
+      dropped.push_back({{"row", d.row}, {"build_name", d.build.empty() ? json(nullptr) : json(d.build)},
+                         {"reason", d.reason}});
+    doc["dropped"] = dropped;
+    json findings = json::array();
+    for (const auto& f : res.findings)
+      findings.push_back({{"rule", f.rule}, {"severity", "error"}, {"row", f.row < 0 ? json(nullptr) : json(f.row)},
+                          {"message", f.message}});
+    doc["findings"] = findings;
+    doc["ok"] = res.findings.empty();
+    int rc = emit(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    if (rc != kExitOk) return rc;
+    return res.findings.empty() ? kExitOk : kExitFindings;
+  }
+
+  std::fprintf(stderr, "cuwheel: matrix: %zu rows in, %zu kept%s, %zu dropped\n", res.rows_in, res.include.size(),
+               o.pr ? " (pull-request representative)" : "", res.dropped.size());
+  for (const auto& [reason, n] : groups) std::fprintf(stderr, "  %zu x %s\n", n, reason.c_str());
+  if (o.verbose)
+    for (const auto& d : res.dropped)
+      std::fprintf(stderr, "  dropped row %d%s: %s\n", d.row, d.build.empty() ? "" : (" (" + d.build + ")").c_str(),
+                   d.reason.c_str());
+  if (!res.findings.empty()) {
+    std::fprintf(stderr, "cuwheel: matrix: %zu guard%s failed; no matrix written\n", res.findings.size(),
+                 res.findings.size() == 1 ? "" : "s");
+    return kExitFindings;
+  }
+  return emit(res.matrix().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+CLI::App* setup_matrix(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "matrix", "Filter a generated CI build matrix by a release policy and print the {\"include\": [...]} matrix (docs/matrix.md)");
+  cmd->add_option("MATRIX", g_opts.input, "The generator's JSON output: a list of rows or {\"include\": [...]} (- for stdin)")
+      ->required();
+  cmd->add_option("--policy", g_opts.policy,
+                  "Policy file (default: [matrix] in cuwheel.toml or [tool.cuwheel.matrix] in pyproject.toml, searched upwards)");
+  cmd->add_option("--python", g_opts.python, "Python allowlist, overrides the policy's: 3.10,3.11,3.12");
+  cmd->add_option("--trains", g_opts.trains, "Trains per CPU architecture, overrides the policy's: x86_64=cu126,cu130 (repeatable)");
+  cmd->add_option("--field", g_opts.fields, "Rename a row field: desired_cuda=cuda_version (repeatable)");
+  cmd->add_option("--generator-input", g_opts.generator,
+                  "A generator input the workflow passes, checked for its accepted spelling: with-cuda=enable (repeatable)");
+  cmd->add_option("--arch", g_opts.arch, "Keep only rows of this CPU architecture or empty kind (x86_64, aarch64, jetson)");
+  cmd->add_flag("--pr", g_opts.pr, "Pull-request mode: keep one representative row");
+  cmd->add_option("--toolkit", g_opts.toolkit,
+                  "CUDA toolkit folder, cuda.h or nvcc: fail when its major differs from a kept row's");
+  cmd->add_option("--format", g_opts.format, "text (the matrix on stdout) or json (matrix, dropped rows, findings)")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("-o,--output", g_opts.output, "Write the result to FILE (atomically) instead of stdout");
+  cmd->add_flag("-v,--verbose", g_opts.verbose, "List every dropped row");
+  return cmd;
+}
+
+CommandRegistration g_register{Command{10, setup_matrix, run_matrix}};
+
+}  // namespace
+
+}  // namespace cuwheel::cli
