@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# End-to-end tests of `cuwheel arch`: conversions between the four forms,
+# the named-form refusals, validation against a CUDA release, the release
+# list, JSON output, exit statuses.
+#
+# Usage: tests/e2e/arch_test.sh path/to/cuwheel
+# Prints one line per failure and ends with "N passed, M failed".
+set -u
+
+CUWHEEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+run() {
+  rc=0
+  "$CUWHEEL" "$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
+}
+expect_rc() { [ "$rc" = "$1" ] && ok || bad "$2: exit status $rc, expected $1 ($(head -c 300 "$WORK/err"))"; }
+expect_out() { [ "$(cat "$WORK/out")" = "$1" ] && ok || bad "$2: stdout '$(cat "$WORK/out")', expected '$1'"; }
+expect_err() { grep -qF -- "$1" "$WORK/err" && ok || bad "$2: stderr lacks '$1' ($(head -c 300 "$WORK/err"))"; }
+py() {
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" "$WORK/out" 2>/dev/null && ok ||
+    bad "$2: JSON check failed: $1"
+}
+
+# 1. Conversions (input form detected).
+run arch "7.5;8.0;9.0+PTX;9.0a" --to cmake
+expect_rc 0 "torch -> cmake"; expect_out "75-real;80-real;90;90a-real" "torch -> cmake"
+run arch "75-real;80-real;90" --to torch
+expect_out "7.5;8.0;9.0+PTX" "cmake -> torch"
+run arch "sm_75,sm_80,compute_90" --to gencode
+expect_out "-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90" "list -> gencode"
+run arch --to list -- "-gencode arch=compute_90,code=[sm_90,compute_90] -gencode=arch=compute_75,code=sm_75"
+expect_rc 0 "gencode after --"; expect_out "sm_75,sm_90,compute_90" "gencode -> list"
+echo "-gencode arch=compute_120,code=sm_120" | "$CUWHEEL" arch - --to torch >"$WORK/out" 2>"$WORK/err" && rc=0 || rc=$?
+expect_rc 0 "stdin"; expect_out "12.0" "stdin gencode -> torch"
+run arch --from cmake "90" --to list
+expect_out "sm_90,compute_90" "--from cmake"
+run arch --from list "7.5" --to list
+expect_rc 2 "--from list on a torch list"
+expect_err '"7.5"' "wrong form names the entry"
+
+# 2. Named forms: a clear error, exit 2.
+for n in Hopper "Ampere+Tegra" native all all-major; do
+  run arch "$n"
+  expect_rc 2 "named $n"
+  expect_err "name the architectures explicitly" "named $n message"
+  expect_err "\"$n\"" "named $n quoted"
+done
+
+# 3. Validation against a release: each entry named, exit 1.
+run arch "5.0;7.5;9.0" --release 13.0
+expect_rc 1 "sm_50 on 13.0"
+expect_err "error[not-buildable]: sm_50: CUDA 13.0 cannot build it: it was removed in 13.0" "sm_50 removed"
+[ ! -s "$WORK/out" ] && ok || bad "no list printed when an entry is rejected"
+run arch "5.0;7.5;9.0" --release 12.9
+expect_rc 0 "sm_50 on 12.9"
+run arch "10.0;12.0" --release 12.6
+expect_rc 1 "sm_100 on 12.6"
+expect_err "sm_100: CUDA 12.6 cannot build it: it needs CUDA 12.8 or newer" "sm_100 too new"
+expect_err "sm_120: CUDA 12.6 cannot build it" "sm_120 too new"
+run arch "10.0f" --release 12.8
+expect_rc 1 "f on 12.8"
+run arch "10.0f;12.0f" --release 12.9 --to cmake
+expect_rc 0 "f on 12.9"; expect_out "100f-real;120f-real" "f targets"
+run arch "8.0a"
+expect_rc 1 "8.0a undefined"
+expect_err "error[unknown-arch]: sm_80a" "8.0a named"
+run arch "9.9"
+expect_rc 1 "unknown sm"
+run arch "8.0" --release 12.7
+expect_rc 2 "12.7"
+expect_err "12.7 was never released" "12.7 message"
+
+# 4. Release lists.
+run arch --release-list --release 13.0 --to torch
+expect_rc 0 "release list 13.0"; expect_out "7.5;8.0;8.6;8.9;9.0;10.0;10.3;12.0;12.1+PTX" "release list 13.0"
+run arch --release-list --release 12.8 --to cmake
+expect_out "75-real;80-real;86-real;89-real;90-real;100-real;120" "release list 12.8"
+run arch --release-list --release cu126 --to list
+expect_out "sm_52,sm_60,sm_61,sm_70,sm_75,sm_80,sm_86,sm_89,sm_90,compute_90" "release list cu126"
+run arch --release-list
+expect_rc 2 "release list without release"
+run arch --release-list --release 13.0 "8.0"
+expect_rc 2 "release list with a list"
+
+# 5. JSON.
+run arch "9.0a;10.0+PTX" --release 12.8 --format json
+expect_rc 0 "json"
+py 'd["schema"] == 1 and d["command"] == "arch" and d["tool"].startswith("cuwheel") and d["ok"]' "json envelope"
+py 'd["forms"]["cmake"] == "90a-real;100" and d["forms"]["torch"] == "9.0a;10.0+PTX"' "json forms"
+py '[t["sm"] for t in d["targets"]] == ["sm_90a","sm_100"] and d["targets"][1]["ptx"] and d["targets"][0]["family"] == "Hopper"' "json targets"
+run arch "sm_50" --release 13.0 --to json
+expect_rc 1 "json findings"
+py 'd["ok"] is False and d["findings"][0]["rule"] == "not-buildable" and d["findings"][0]["entry"] == "sm_50"' "json finding"
+run arch "compute_90" --format json
+py 'd["forms"]["torch"] is None and d["forms"]["cmake"] == "90-virtual"' "json unrepresentable form is null"
+run arch "compute_90" --to torch
+expect_rc 2 "ptx-only as torch"
+expect_err "compute_90 without sm_90" "ptx-only message"
+
+# 6. --output writes atomically.
+run arch --release-list --release 12.9 --to cmake --output "$WORK/archs.txt"
+expect_rc 0 "--output"
+[ "$(cat "$WORK/archs.txt")" = "75-real;80-real;86-real;89-real;90-real;100-real;103-real;120-real;121" ] && ok || bad "--output content: $(cat "$WORK/archs.txt")"
+
+# 7. Usage errors.
+run arch
+expect_rc 2 "no list"
+run arch "8.0" --to yaml
+expect_rc 2 "bad --to"
+run arch "8.x"
+expect_rc 2 "bad entry"
+expect_err '"8.x"' "bad entry named"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

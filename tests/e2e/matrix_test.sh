@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# End-to-end tests of `cuwheel matrix` on the generator outputs in
+# tests/fixtures/matrix/: exit statuses, the {"include": [...]} output, the
+# JSON document, guard messages, policy discovery and errors, --toolkit.
+#
+# Usage: tests/e2e/matrix_test.sh path/to/cuwheel
+# Prints one line per failure and ends with "N passed, M failed".
+set -u
+
+CUWHEEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+FIX=$ROOT/tests/fixtures/matrix
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# run ARGS...: runs cuwheel, stdout in $WORK/out, stderr in $WORK/err, status in $rc.
+run() {
+  rc=0
+  "$CUWHEEL" "$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
+}
+expect_rc() { [ "$rc" = "$1" ] && ok || bad "$2: exit status $rc, expected $1 ($(head -c 300 "$WORK/err"))"; }
+expect_err() { grep -qF -- "$1" "$WORK/err" && ok || bad "$2: stderr lacks '$1' ($(head -c 300 "$WORK/err"))"; }
+# py EXPR: evaluates a Python expression over d = the JSON on stdout; must be true.
+py() {
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" "$WORK/out" 2>/dev/null && ok ||
+    bad "$2: JSON check failed: $1"
+}
+
+P=(--policy "$FIX/policy.toml")
+
+# 1. The release matrix: 41 generator rows -> 24 (3 trains x 4 Pythons x 2 architectures).
+run matrix "${P[@]}" "$FIX/generator-linux.json"
+expect_rc 0 "release matrix"
+py 'len(d["include"]) == 24' "release matrix row count"
+py 'sorted({r["desired_cuda"] for r in d["include"]}) == ["cu126","cu130","cu132"]' "release trains"
+py 'sorted({r["python_version"] for r in d["include"]}) == ["3.10","3.11","3.12","3.13"]' "release pythons"
+py 'all("jetpack" not in r["container_image"] for r in d["include"])' "no jetson rows"
+py 'all(set(r) >= {"build_name","validation_runner","installation"} for r in d["include"])' "fields pass through"
+[ "$(wc -l <"$WORK/out")" = 1 ] && ok || bad "text output is one line (for \$GITHUB_OUTPUT)"
+expect_err "41 rows in, 24 kept, 17 dropped" "summary line"
+expect_err "jetson is deliberately empty: published PyTorch stopped" "jetson reason"
+
+# stdin, --output (atomic file), the same result.
+run matrix "${P[@]}" - <"$FIX/generator-linux.json"
+expect_rc 0 "stdin"
+run matrix "${P[@]}" "$FIX/generator-linux.json" --output "$WORK/m.json"
+expect_rc 0 "--output"
+[ -s "$WORK/m.json" ] && [ ! -s "$WORK/out" ] && ok || bad "--output writes the file, not stdout"
+
+# 2. Pull-request mode: the policy's representative row.
+run matrix "${P[@]}" "$FIX/generator-linux.json" --pr
+expect_rc 0 "pr"
+py 'len(d["include"]) == 1 and d["include"][0]["build_name"] == "manywheel-py3_12-cuda13_0"' "pr representative"
+
+# 3. Per-architecture workflow.
+run matrix "${P[@]}" "$FIX/generator-linux.json" --arch aarch64
+expect_rc 0 "aarch64"
+py 'len(d["include"]) == 12 and all(r["gpu_arch_type"] == "cuda-aarch64" for r in d["include"])' "aarch64 rows"
+
+# 4. Jetson requested: fails with its own reason, not the generic message.
+run matrix "${P[@]}" "$FIX/generator-linux.json" --arch jetson
+expect_rc 1 "jetson requested"
+expect_err "error[empty-matrix]: $FIX/generator-linux.json: jetson rows are deliberately empty: published PyTorch" "jetson empty reason"
+[ ! -s "$WORK/out" ] && ok || bad "no matrix on stdout when a guard fires"
+
+# 5. Every row guard on the broken generator output.
+run matrix "${P[@]}" "$FIX/generator-broken.json" --arch x86_64
+expect_rc 1 "broken rows"
+expect_err "error[missing-cuda-version]: $FIX/generator-broken.json: row 2 (manywheel-py3_11-cuda13_0): no desired_cuda" "missing cuda version"
+expect_err "error[missing-python]: $FIX/generator-broken.json: row 3 (manywheel-py3_10-cuda13_0): no python_version" "missing python"
+expect_err "error[python-not-allowed]: $FIX/generator-broken.json: row 4 (manywheel-py3_9-cuda13_0): python 3.9 is not in the allowlist" "python allowlist"
+expect_err "error[unknown-build]: $FIX/generator-broken.json: row 5" "unknown build"
+expect_err "error[cuda-version-mismatch]: $FIX/generator-broken.json: row 6" "version mismatch"
+expect_err "error[missing-combination]: $FIX/generator-broken.json: the generator no longer offers x86_64 cu132 for python 3.10, 3.11, 3.12, 3.13" "missing combination"
+
+# 6. cpu, cpu-aarch64, rocm6.2, cu118, cu125: each classified, none a guard.
+run matrix --trains x86_64=cu126,cu130 --python 3.10,3.12 "$FIX/generator-all-builds.json" -v
+expect_rc 0 "all builds"
+py 'sorted(r["desired_cuda"] for r in d["include"]) == ["cu126","cu126","cu130","cu130"]' "only cu126/cu130 kept"
+expect_err "4 x CPU build" "cpu and cpu-aarch64 rows"
+expect_err "2 x train cu118 is not built for x86_64" "cu118"
+expect_err "2 x train cu125 is not built for x86_64" "cu125"
+expect_err "2 x ROCm build rocm6.2" "rocm"
+grep -q '"pu"\|train pu' "$WORK/err" && bad "cpu must never become pu" || ok
+
+# 7. JSON document.
+run matrix "${P[@]}" "$FIX/generator-broken.json" --format json
+expect_rc 1 "json findings"
+py 'd["schema"] == 1 and d["tool"].startswith("cuwheel") and d["command"] == "matrix" and d["ok"] is False' "json envelope"
+py '{f["rule"] for f in d["findings"]} >= {"missing-cuda-version","missing-python","python-not-allowed","missing-combination"}' "json findings"
+py 'any(f["row"] == 4 for f in d["findings"] if f["rule"] == "python-not-allowed")' "json finding row"
+run matrix "${P[@]}" "$FIX/generator-linux.json" --format json
+expect_rc 0 "json ok"
+py 'd["ok"] and d["rows_in"] == 41 and d["rows_kept"] == 24 and len(d["matrix"]["include"]) == 24 and len(d["dropped"]) == 17' "json counts"
+
+# 8. Generator spelling: "enabled" is not "enable".
+run matrix "${P[@]}" "$FIX/generator-linux.json" --generator-input with-cuda=enabled
+expect_rc 1 "enabled spelling"
+expect_err 'error[generator-spelling]' "spelling guard"
+expect_err 'with-cuda = "enabled"' "spelling names the input"
+
+# 9. Field renames.
+run matrix --trains x86_64=cu126,cu130 --python 3.11,3.12 "$FIX/generator-renamed.json" \
+  --field desired_cuda=cuda_version --field python_version=python
+expect_rc 0 "renamed fields"
+py 'len(d["include"]) == 4' "renamed rows kept"
+run matrix --trains x86_64=cu126,cu130 --python 3.11,3.12 "$FIX/generator-renamed.json"
+expect_rc 1 "without renames"
+expect_err "no desired_cuda" "without renames names the field"
+run matrix --trains x86_64=cu126 --python 3.12 "$FIX/generator-renamed.json" --field cuda=x
+expect_rc 2 "bad --field"
+
+# 10. Policy discovery: [tool.cuwheel.matrix] in pyproject.toml, [matrix] in cuwheel.toml.
+mkdir -p "$WORK/proj/sub"
+printf '[project]\nname = "x"\n[tool.cuwheel.matrix]\npython = ["3.11", "3.12"]\ntrains = { x86_64 = ["cu130"] }\n' >"$WORK/proj/pyproject.toml"
+(cd "$WORK/proj/sub" && "$CUWHEEL" matrix "$FIX/generator-renamed.json" --field desired_cuda=cuda_version --field python_version=python >"$WORK/out" 2>"$WORK/err") && rc=0 || rc=$?
+expect_rc 0 "pyproject discovery"
+py 'len(d["include"]) == 2' "pyproject policy applied"
+printf '[matrix]\npyhton = ["3.12"]\n' >"$WORK/proj/cuwheel.toml"
+(cd "$WORK/proj/sub" && "$CUWHEEL" matrix "$FIX/generator-linux.json" >"$WORK/out" 2>"$WORK/err") && rc=0 || rc=$?
+expect_rc 2 "bad cuwheel.toml"
+expect_err "cuwheel.toml:2: unknown key \"pyhton\" in [matrix] (did you mean \"python\"?)" "did you mean"
+
+# 11. Unreadable input and usage errors: exit 2, the file named.
+run matrix "${P[@]}" "$WORK/missing.json"
+expect_rc 2 "missing input"
+expect_err "missing.json" "missing input named"
+printf '{"include": [' >"$WORK/trunc.json"
+run matrix "${P[@]}" "$WORK/trunc.json"
+expect_rc 2 "truncated JSON"
+expect_err "trunc.json: not JSON" "truncated named"
+printf '[1, 2]' >"$WORK/ints.json"
+run matrix "${P[@]}" "$WORK/ints.json"
+expect_rc 2 "rows not objects"
+expect_err "row 0 is not an object" "row index"
+run matrix "$FIX/generator-linux.json" --python 3.12
+expect_rc 2 "no trains"
+run matrix "${P[@]}" "$FIX/generator-linux.json" --format yaml
+expect_rc 2 "bad format"
+
+# 12. --toolkit: a cuda.h folder and a fake nvcc; the major must match the row.
+mkdir -p "$WORK/cuda13/include" "$WORK/cuda12/bin"
+echo '#define CUDA_VERSION 13000' >"$WORK/cuda13/include/cuda.h"
+printf '#!/bin/sh\necho "Cuda compilation tools, release 12.6, V12.6.85"\n' >"$WORK/cuda12/bin/nvcc"
+chmod +x "$WORK/cuda12/bin/nvcc"
+ROW='{"python_version":"3.12","gpu_arch_type":"cuda","gpu_arch_version":"13.0","desired_cuda":"cu130","container_image":"pytorch/manylinux2_28-builder:cuda13.0"}'
+echo "$ROW" >"$WORK/row.json"
+run matrix --trains x86_64=cu130 --python 3.12 --toolkit "$WORK/cuda13" "$WORK/row.json"
+expect_rc 0 "toolkit 13 for a cu130 row"
+run matrix --trains x86_64=cu130 --python 3.12 --toolkit "$WORK/cuda12" "$WORK/row.json"
+expect_rc 1 "toolkit 12 for a cu130 row"
+expect_err "error[toolkit-mismatch]" "toolkit guard"
+expect_err "is CUDA 12.6" "toolkit version named"
+run matrix --trains x86_64=cu130 --python 3.12 --toolkit "$WORK/nowhere" "$WORK/row.json"
+expect_rc 2 "toolkit missing"
+
+# 13. Inputs are never modified.
+sum1=$(sha256sum "$FIX/generator-linux.json" "$FIX/policy.toml")
+run matrix "${P[@]}" "$FIX/generator-linux.json"
+[ "$sum1" = "$(sha256sum "$FIX/generator-linux.json" "$FIX/policy.toml")" ] && ok || bad "inputs modified"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
