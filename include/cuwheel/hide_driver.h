@@ -189,6 +189,9 @@ struct RunOutcome {
 ///   /proc/self/fd, so targets under the scratch folder work); the tmpfs
 ///   detached again (MNT_DETACH), leaving the scratch folder as it was.
 ///   Then CMD is executed with the caller's environment and folder.
+/// With no targets (a machine without a driver) no namespace is made and
+/// CMD is simply executed, so the same command works where namespaces are
+/// not permitted and there is nothing to hide.
 /// The parent ignores SIGINT and SIGQUIT while CMD runs (the terminal sends
 /// them to CMD, as system(3) does) and passes SIGTERM and SIGHUP on to it.
 /// The caller must be single-threaded (unshare(2) refuses CLONE_NEWUSER in

@@ -507,11 +507,29 @@ int write_text(const char* path, const char* text) {
   _exit(step == kExec ? (err == ENOENT ? kExitNotFound : kExitCannotExecute) : 125);
 }
 
+// Restores what the parent changed (dispositions, mask) and executes CMD.
+[[noreturn]] void exec_command(const ChildPlan& cp) {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) sigaction(sig, &dfl, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execvp(cp.argv[0], cp.argv.data());
+  child_fail(cp, kExec, errno);
+}
+
 [[noreturn]] void child_main(const ChildPlan& cp) {
   // Die with cuwheel: CMD must not outlive the process that reports on it.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != cp.parent) _exit(125);
 
+  if (cp.targets.empty()) {
+    // Nothing to cover (a machine without a driver): no namespace is
+    // needed, so CMD runs where namespaces are not permitted too.
+    exec_command(cp);
+  }
   if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) child_fail(cp, kUnshare, errno);
   // user_namespaces(7): gid_map may be written by an unprivileged process
   // only after setgroups is denied; kernels before 3.19 have no file.
@@ -579,16 +597,7 @@ int write_text(const char* path, const char* text) {
   // The covers keep the tmpfs alive; the scratch folder shows its own
   // contents again.
   if (umount2(scratch, MNT_DETACH) != 0) child_fail(cp, kDetach, errno);
-
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) sigaction(sig, &dfl, nullptr);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  execvp(cp.argv[0], cp.argv.data());
-  child_fail(cp, kExec, errno);
+  exec_command(cp);
 }
 
 std::string describe_failure(const Report& r, const HidePlan& plan, const std::string& cmd) {

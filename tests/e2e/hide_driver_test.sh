@@ -93,7 +93,8 @@ if [ $? -eq 0 ] && grep -q "^would hide 2 paths" "$WORK/out" &&
   grep -q "device     /dev/nvidiactl" "$WORK/out"; then ok; else bad "dry run --root text: $(cat "$WORK/out")"; fi
 
 # --- namespaces available? --------------------------------------------------
-"$CUWHEEL" run --hide-driver -- true >"$WORK/out" 2>&1
+# (--also: a plan with something to cover; an empty plan needs no namespace.)
+"$CUWHEEL" run --hide-driver --also "$WORK/lib/libcuda.so.1" -- true >"$WORK/out" 2>&1
 if [ $? -eq 125 ]; then
   echo "skipped the runs: user namespaces are not permitted here: $(cat "$WORK/out")"
   finish
@@ -148,22 +149,25 @@ else
 fi
 
 # --- exit status, signals, exec failures, environment -------------------------
-expect_status 3 "exit status" "$CUWHEEL" run --hide-driver -- sh -c 'exit 3'
-expect_status 137 "killed by SIGKILL" "$CUWHEEL" run --hide-driver -- sh -c 'kill -KILL $$'
-expect_status 143 "killed by SIGTERM" "$CUWHEEL" run --hide-driver -- sh -c 'kill -TERM $$'
-expect_status 127 "not found" "$CUWHEEL" run --hide-driver -- cuwheel-no-such-command
+# With a target to cover, so that CMD runs inside the namespace even on a
+# machine without a driver.
+HIDE=(--hide-driver --also "$WORK/lib/libcuda.so.1")
+expect_status 3 "exit status" "$CUWHEEL" run "${HIDE[@]}" -- sh -c 'exit 3'
+expect_status 137 "killed by SIGKILL" "$CUWHEEL" run "${HIDE[@]}" -- sh -c 'kill -KILL $$'
+expect_status 143 "killed by SIGTERM" "$CUWHEEL" run "${HIDE[@]}" -- sh -c 'kill -TERM $$'
+expect_status 127 "not found" "$CUWHEEL" run "${HIDE[@]}" -- cuwheel-no-such-command
 expect_output "not found" "cuwheel: error: run: cuwheel-no-such-command: No such file or directory"
 printf '#!/bin/sh\n' >"$WORK/noexec"
-expect_status 126 "not executable" "$CUWHEEL" run --hide-driver -- "$WORK/noexec"
-expect_status 0 "arguments after -- are CMD's" "$CUWHEEL" run --hide-driver -- sh -c 'test "$1" = --also && test "$2" = -x' sh --also -x
+expect_status 126 "not executable" "$CUWHEEL" run "${HIDE[@]}" -- "$WORK/noexec"
+expect_status 0 "arguments after -- are CMD's" "$CUWHEEL" run "${HIDE[@]}" -- sh -c 'test "$1" = --also && test "$2" = -x' sh --also -x
 cd "$WORK" || exit 2
-FOO=bar expect_status 0 "environment, folder and user kept" "$CUWHEEL" run --hide-driver -- \
+FOO=bar expect_status 0 "environment, folder and user kept" "$CUWHEEL" run "${HIDE[@]}" -- \
   sh -c "test \"\$FOO\" = bar && test \"\$(pwd)\" = '$WORK' && test \"\$(id -u)\" = $(id -u)"
 cd "$ROOT" || exit 2
-out=$(echo through | "$CUWHEEL" run --hide-driver -- cat)
+out=$(echo through | "$CUWHEEL" run "${HIDE[@]}" -- cat)
 if [ "$out" = through ]; then ok; else bad "stdin/stdout pass through: '$out'"; fi
 # SIGTERM sent to cuwheel reaches CMD.
-"$CUWHEEL" run --hide-driver -- sleep 30 &
+"$CUWHEEL" run "${HIDE[@]}" -- sleep 30 &
 pid=$!
 sleep 0.5
 kill -TERM "$pid"
@@ -174,9 +178,14 @@ if [ "$got" -eq 143 ]; then ok; else bad "SIGTERM passed on: exit $got, want 143
 # --- namespaces not permitted -------------------------------------------------
 if unshare -Ur true 2>/dev/null; then
   expect_status 125 "no user namespaces" unshare -Ur sh -c \
-    "echo 0 > /proc/sys/user/max_user_namespaces && exec '$CUWHEEL' run --hide-driver -- true"
+    "echo 0 > /proc/sys/user/max_user_namespaces && exec '$CUWHEEL' run --hide-driver --also '$WORK/lib/libcuda.so.1' -- touch '$WORK/ran'"
   expect_output "no user namespaces" "user.max_user_namespaces is 0"
   expect_output "no user namespaces" "cuwheel: error: run: cannot create a user and mount namespace"
+  if [ -e "$WORK/ran" ]; then bad "no user namespaces: the command ran anyway"; else ok; fi
+  # Nothing to hide: no namespace needed, the command runs.
+  mkdir -p "$WORK/empty/dev"
+  expect_status 0 "nothing to hide, no namespaces" unshare -Ur sh -c \
+    "echo 0 > /proc/sys/user/max_user_namespaces && exec env -u LD_LIBRARY_PATH '$CUWHEEL' run --hide-driver -- true"
 else
   echo "skipped the not-permitted case: unshare -Ur is not allowed here"
 fi

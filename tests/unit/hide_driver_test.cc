@@ -537,19 +537,30 @@ TEST(RunWithDriverHidden, CoversFilesOnlyInsideAndReturnsTheStatus) {
 }
 
 TEST(RunWithDriverHidden, SignalsAndExecFailures) {
-  HidePlan empty;
-  RUN_OR_SKIP(killed, empty, {"sh", "-c", "kill -TERM $$"});
+  TempTree cover;
+  cover.file("/libcuda.so.1");
+  HidePlan plan;  // one target, so that CMD runs in the namespace
+  plan.targets = {{HideKind::library, cover.at("/libcuda.so.1"), {}}};
+  RUN_OR_SKIP(killed, plan, {"sh", "-c", "kill -TERM $$"});
   EXPECT_EQ(killed->signal, SIGTERM);
   EXPECT_EQ(killed->status, 128 + SIGTERM);
 
-  RUN_OR_SKIP(missing, empty, {"cuwheel-no-such-command-xyz"});
+  RUN_OR_SKIP(missing, plan, {"cuwheel-no-such-command-xyz"});
   EXPECT_EQ(missing->status, kExitNotFound);
   EXPECT_NE(missing->exec_error.find("cuwheel-no-such-command-xyz: No such file or directory"), std::string::npos);
 
   TempTree t;
   t.file("/not-executable", "#!/bin/sh\n");
-  RUN_OR_SKIP(noexec, empty, {t.at("/not-executable")});
+  RUN_OR_SKIP(noexec, plan, {t.at("/not-executable")});
   EXPECT_EQ(noexec->status, kExitCannotExecute);
+}
+
+TEST(RunWithDriverHidden, EmptyPlanRunsTheCommandAsItIs) {
+  // No namespace: the command sees the host's mount table unchanged.
+  HidePlan empty;
+  auto r = run_with_driver_hidden(empty, {"sh", "-c", "exit 5"});
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(r->status, 5);
 }
 
 TEST(RunWithDriverHidden, MissingTargetIsAnErrorAndNothingRuns) {

@@ -157,6 +157,8 @@ int run() {
     return kExitOk;
   }
 
+  if (plan->targets.empty())
+    print_warning("run", "no NVIDIA driver library or device found; running the command as it is");
   std::fflush(stdout);
   std::fflush(stderr);
   auto outcome = run_with_driver_hidden(*plan, o.command);
