@@ -196,6 +196,10 @@ expect_out '^  sass +sm_80'
 expect_rc 0 show noshdr.so
 expect_out '^  needed +libcudart.so.13'
 
+# A raw cubin cut short lists what it could read and exits 2.
+head -c 2000 "$BIN/a.cubin" > "$WORK/trunc.cubin"
+expect_rc 2 list "$WORK/trunc.cubin"
+expect_out 'trunc.cubin: truncated ELF file: section header table at 0x[0-9a-f]+ ends past the end of the file \(0x7d0 bytes\)' "$WORK/err"
 # A directory with nothing to read is an input error (status 2), never a
 # silent empty report or a passing check.
 expect_rc 2 list "$BIN/../src"
