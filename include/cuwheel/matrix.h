@@ -133,9 +133,10 @@ Expected<Policy> parse_policy(std::string_view text, const std::string& name);
 std::string find_policy_file(const std::string& start);
 
 /// Parses generator output (a list, {"include": [...]}, or one object).
-/// Errors: not JSON (with line and column), another shape, a row that is
-/// not an object (with its index). `name` prefixes messages.
-Expected<std::vector<Row>> parse_rows(std::string_view text, const std::string& name);
+/// `*single_row` (when given) is set to whether the input was one row
+/// object. Errors: not JSON (with the byte offset), another shape, a row
+/// that is not an object (with its index). `name` prefixes messages.
+Expected<std::vector<Row>> parse_rows(std::string_view text, const std::string& name, bool* single_row = nullptr);
 
 /// The CUDA toolkit a build uses, from nvcc or cuda.h.
 struct ToolkitVersion {
@@ -174,6 +175,9 @@ struct Options {
   bool pr = false;                      ///< keep one representative row
   std::optional<std::string> arch;      ///< only rows of this architecture (or empty kind)
   std::optional<ToolkitVersion> toolkit;  ///< the toolkit major must equal each kept row's
+  /// Check that every advertised combination is offered (missing-combination).
+  /// Off for a build job that checks its own single row.
+  bool check_offered = true;
   /// Extra generator inputs to check ("with-cuda" -> "enabled"), after the policy's.
   std::vector<std::pair<std::string, std::string>> generator;
 };

@@ -149,7 +149,8 @@ nlohmann::ordered_json Result::matrix() const {
   return m;
 }
 
-Expected<std::vector<Row>> parse_rows(std::string_view text, const std::string& name) {
+Expected<std::vector<Row>> parse_rows(std::string_view text, const std::string& name, bool* single_row) {
+  if (single_row) *single_row = false;
   auto j = Row::parse(text.begin(), text.end(), nullptr, false);
   if (j.is_discarded()) {
     // Re-parse with a handler-free throwing parse would cross no boundary, but
@@ -187,6 +188,7 @@ Expected<std::vector<Row>> parse_rows(std::string_view text, const std::string& 
       list = &*it;
     } else {
       rows.push_back(j);  // one row (a build job's own matrix entry)
+      if (single_row) *single_row = true;
       return rows;
     }
   } else {
@@ -474,6 +476,7 @@ Result filter(const std::vector<Row>& rows, const Policy& policy, const Options&
   // One finding per (arch, train), naming the Pythons that are gone.
   std::vector<std::pair<std::pair<std::string, std::string>, std::vector<std::string>>> missing;
   for (const auto& c : expect) {
+    if (!options.check_offered) break;
     if (options.arch && c.arch != *options.arch) continue;
     if (offered.count({c.arch, c.train, c.python})) continue;
     auto it = std::find_if(missing.begin(), missing.end(),
@@ -516,10 +519,15 @@ Result filter(const std::vector<Row>& rows, const Policy& policy, const Options&
       for (size_t i : kept)
         if (key(*pick) < key(i)) pick = i;
     }
+    for (size_t i : kept)
+      if (!pick || i != *pick)
+        res.dropped.push_back({static_cast<int>(i), field(rows[i], "build_name"),
+                               "pull-request mode: not the representative row"});
     kept.clear();
     if (pick) kept.push_back(*pick);
   }
   for (size_t i : kept) res.include.push_back(rows[i]);
+  std::stable_sort(res.dropped.begin(), res.dropped.end(), [](const Dropped& a, const Dropped& b) { return a.row < b.row; });
 
   // 5. An empty matrix is a failure: no build job reads as a green check.
   if (res.include.empty()) {

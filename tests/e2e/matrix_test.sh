@@ -150,9 +150,9 @@ printf '#!/bin/sh\necho "Cuda compilation tools, release 12.6, V12.6.85"\n' >"$W
 chmod +x "$WORK/cuda12/bin/nvcc"
 ROW='{"python_version":"3.12","gpu_arch_type":"cuda","gpu_arch_version":"13.0","desired_cuda":"cu130","container_image":"pytorch/manylinux2_28-builder:cuda13.0"}'
 echo "$ROW" >"$WORK/row.json"
-run matrix --trains x86_64=cu130 --python 3.12 --toolkit "$WORK/cuda13" "$WORK/row.json"
+run matrix "${P[@]}" --toolkit "$WORK/cuda13" "$WORK/row.json"
 expect_rc 0 "toolkit 13 for a cu130 row"
-run matrix --trains x86_64=cu130 --python 3.12 --toolkit "$WORK/cuda12" "$WORK/row.json"
+run matrix "${P[@]}" --toolkit "$WORK/cuda12" "$WORK/row.json"
 expect_rc 1 "toolkit 12 for a cu130 row"
 expect_err "error[toolkit-mismatch]" "toolkit guard"
 expect_err "is CUDA 12.6" "toolkit version named"

@@ -126,6 +126,11 @@ TEST(MatrixGuards, MissingCombination) {
   ASSERT_EQ(count(r, "missing-combination"), 1u) << rules(r);
   EXPECT_NE(r.findings[0].message.find("x86_64 cu130 for python 3.11"), std::string::npos);
   EXPECT_EQ(r.include.size(), 5u);
+  // A build job checking its own row does not ask for the others.
+  Options own_row;
+  own_row.check_offered = false;
+  EXPECT_EQ(count(filter({full_rows()[0]}, basic(), own_row), "missing-combination"), 0u);
+  EXPECT_GT(count(filter({full_rows()[0]}, basic(), {}), "missing-combination"), 0u);
   // An explicit expect list replaces the default.
   Policy p = basic();
   p.expect = std::vector<Combination>{{"aarch64", "cu130", "3.12"}};
@@ -219,6 +224,7 @@ TEST(MatrixPr, RepresentativeRow) {
   EXPECT_EQ(r.include[0]["desired_cuda"], "cu130");  // newest train, newest python, x86_64
   EXPECT_EQ(r.include[0]["python_version"], "3.12");
   EXPECT_EQ(r.include[0]["gpu_arch_type"], "cuda");
+  EXPECT_EQ(r.include.size() + r.dropped.size(), full_rows().size());  // every row accounted for
   Policy p = basic();
   p.representative = Combination{"x86_64", "cu126", "3.11"};
   r = filter(full_rows(), p, o);
@@ -236,8 +242,10 @@ TEST(MatrixRows, Shapes) {
   auto b = parse_rows(R"({"include":[{"desired_cuda":"cu126"},{"desired_cuda":"cpu"}]})", "m.json");
   ASSERT_TRUE(b);
   EXPECT_EQ(b->size(), 2u);
-  auto c = parse_rows(R"({"desired_cuda":"cu126"})", "m.json");  // one row
+  bool single = false;
+  auto c = parse_rows(R"({"desired_cuda":"cu126"})", "m.json", &single);  // one row
   ASSERT_TRUE(c);
+  EXPECT_TRUE(single);
   EXPECT_EQ(c->size(), 1u);
   auto d = parse_rows(R"([{"a":1}, 3])", "m.json");
   ASSERT_FALSE(d);
