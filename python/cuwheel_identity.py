@@ -177,6 +177,8 @@ def detect_cuda_version(toolkit: Optional[PathLike] = None, env: Optional[Mappin
 
 
 def _components(flags: Iterable[str]) -> list:
+    if isinstance(flags, (str, bytes)):
+        raise IdentityError("flags must be a list of strings, not the string %r" % (flags,))
     by_name: dict = {}
     for flag in flags:
         name, eq, value = flag.partition("=")

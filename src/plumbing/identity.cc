@@ -138,11 +138,11 @@ Expected<ToolkitVersion> from_header(const std::string& path, std::string_view m
   return v;
 }
 
-Expected<ToolkitVersion> from_prefix(const std::string& prefix, const std::string& named_by) {
+Expected<ToolkitVersion> from_prefix(const std::string& prefix, const std::string& named_by, int timeout_ms) {
   std::string base = prefix;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
   std::string nvcc = base + "/bin/nvcc";
-  if (is_executable_file(nvcc)) return from_nvcc(nvcc, 30000);
+  if (is_executable_file(nvcc)) return from_nvcc(nvcc, timeout_ms);
   std::string cuda_h = base + "/include/cuda.h";
   if (is_regular_file(cuda_h)) return from_header(cuda_h, "CUDA_VERSION");
   std::string rt_h = base + "/include/cuda_runtime_api.h";
@@ -182,10 +182,11 @@ Expected<ToolkitVersion> parse_nvcc_version(std::string_view text) {
   static constexpr std::string_view kKey = "release ";
   for (size_t at = text.find(kKey); at != std::string_view::npos; at = text.find(kKey, at + 1)) {
     size_t pos = at + kKey.size();
+    size_t major_at = pos;
     auto major = read_number(text, pos, kMaxMajor);
-    if (!major || pos >= text.size() || text[pos] != '.') continue;
+    if (!major || pos - major_at > 3 || pos >= text.size() || text[pos] != '.') continue;
     ++pos;
-    auto minor = read_number(text, pos, 99);
+    auto minor = read_number(text, pos, 99);  // at most two digits: 99 is the limit
     if (!minor || *major < 1) continue;
     return ToolkitVersion{static_cast<int>(*major), static_cast<int>(*minor), "nvcc --version"};
   }
@@ -220,9 +221,9 @@ Expected<ToolkitVersion> parse_version_header(std::string_view text, std::string
 }
 
 Expected<ToolkitVersion> detect_toolkit(const ToolkitQuery& q) {
-  if (!q.prefix.empty()) return from_prefix(q.prefix, "toolkit");
-  if (!q.cuda_home.empty()) return from_prefix(q.cuda_home, "CUDA_HOME");
-  if (!q.cuda_path.empty()) return from_prefix(q.cuda_path, "CUDA_PATH");
+  if (!q.prefix.empty()) return from_prefix(q.prefix, "toolkit", q.nvcc_timeout_ms);
+  if (!q.cuda_home.empty()) return from_prefix(q.cuda_home, "CUDA_HOME", q.nvcc_timeout_ms);
+  if (!q.cuda_path.empty()) return from_prefix(q.cuda_path, "CUDA_PATH", q.nvcc_timeout_ms);
   std::string_view path = q.path_env;
   size_t start = 0;
   while (start <= path.size()) {

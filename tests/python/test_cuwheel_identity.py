@@ -39,7 +39,7 @@ class ParseTest(unittest.TestCase):
     def test_nvcc_banner_without_release(self):
         with self.assertRaisesRegex(ci.IdentityError, r"no 'release M.N'.*gcc \(Debian"):
             ci.parse_nvcc_version("gcc (Debian 12.2.0-14) 12.2.0\n")
-        for bad in ("release 13", "release 0.5", ""):
+        for bad in ("release 13", "release 0.5", "", "release 0013.0", "release 13.123"):
             with self.assertRaises(ci.IdentityError):
                 ci.parse_nvcc_version(bad)
 
@@ -110,6 +110,8 @@ class IdentityTest(unittest.TestCase):
                 ci.build_identity(13, [bad])
         with self.assertRaisesRegex(ci.IdentityError, "flag 'san' given twice, as 'san=asan' and 'san=ubsan'"):
             ci.build_identity(13, ["san=asan", "san=ubsan"])
+        with self.assertRaisesRegex(ci.IdentityError, "not the string"):
+            ci.build_identity(13, "debug")
         for major in (0, 1000, True, "13"):
             with self.assertRaises(ci.IdentityError):
                 ci.build_identity(major)

@@ -55,6 +55,8 @@ TEST(IdentityNvcc, RejectsBannerWithoutRelease) {
   EXPECT_FALSE(parse_nvcc_version("release 13"));           // no minor
   EXPECT_FALSE(parse_nvcc_version("release 0.5"));          // major 0
   EXPECT_FALSE(parse_nvcc_version("release 99999999999999999999.1"));  // overflow, no wrap
+  EXPECT_FALSE(parse_nvcc_version("release 0013.0"));       // more than 3 digits
+  EXPECT_FALSE(parse_nvcc_version("release 13.123"));       // more than 2 digits
   EXPECT_FALSE(parse_nvcc_version(""));
 }
 
