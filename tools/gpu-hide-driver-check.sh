@@ -45,13 +45,21 @@ if [ ! -x "$CHECK_DIR/driver_probe" ] || [ ! -x "$CHECK_DIR/cudart_count" ]; the
   fi
 fi
 # cuwheel's own shared libraries (libzip, gpgme, ...) may be missing on the
-# GPU machine; build.sh OUT CUWHEEL copies them to CHECK_DIR/lib, and the
-# dynamic loader's --library-path applies them to cuwheel alone, not to CMD.
+# GPU machine; build.sh OUT CUWHEEL packs them into
+# CHECK_DIR/cuwheel-libs.tar.gz. They are unpacked into a temporary folder
+# only when cuwheel does not start without them, and the dynamic loader's
+# --library-path applies them to cuwheel alone, not to CMD.
 CW=("$CUWHEEL")
-if ! "$CUWHEEL" --version >/dev/null 2>&1 && [ -d "$CHECK_DIR/lib" ]; then
+CW_SHOWN=$CUWHEEL
+LIBTMP=
+trap '[ -n "$LIBTMP" ] && rm -rf "$LIBTMP"' EXIT
+if ! "$CUWHEEL" --version >/dev/null 2>&1 && [ -f "$CHECK_DIR/cuwheel-libs.tar.gz" ]; then
+  LIBTMP=$(mktemp -d)
+  tar -C "$LIBTMP" -xzf "$CHECK_DIR/cuwheel-libs.tar.gz" || exit 2
   for ldso in /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1; do
     if [ -x "$ldso" ]; then
-      CW=("$ldso" --library-path "$CHECK_DIR/lib" "$CUWHEEL")
+      CW=("$ldso" --library-path "$LIBTMP/lib" "$CUWHEEL")
+      CW_SHOWN="$ldso --library-path <$CHECK_DIR/cuwheel-libs.tar.gz> $CUWHEEL"
       break
     fi
   done
@@ -76,7 +84,9 @@ step() {
   shift
   log ""
   log "## $name"
-  log "\$ $*"
+  local shown="$*"
+  [ -n "$LIBTMP" ] && shown=${shown//"$LIBTMP"\/lib/<$CHECK_DIR\/cuwheel-libs.tar.gz>}
+  log "\$ $shown"
   out=$("$@" 2>&1)
   rc=$?
   [ -n "$out" ] && log "$out"
@@ -96,7 +106,7 @@ log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 log "kernel: $(uname -srm)"
 log "os: $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
 log "user: $(id)"
-log "cuwheel: $("${CW[@]}" --version 2>&1) (run as: ${CW[*]})"
+log "cuwheel: $("${CW[@]}" --version 2>&1) (run as: $CW_SHOWN)"
 log "probes: $CHECK_DIR ($(cat "$CHECK_DIR/nvcc-version.txt" 2>/dev/null | tail -n 1))"
 log "user.max_user_namespaces: $(cat /proc/sys/user/max_user_namespaces 2>/dev/null)"
 

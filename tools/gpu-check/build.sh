@@ -7,11 +7,15 @@
 #                  (nvcc -cudart static: libcudart is linked in, so the
 #                  program needs no CUDA library at run time besides the
 #                  driver's libcuda.so.1, which is what is being hidden)
-# With CUWHEEL (the cuwheel binary the GPU machine will run), its shared
-# libraries other than glibc's (libzip, libzstd, libcurl, gpgme, ...) are
-# copied into OUT/lib too: a GPU machine need not have them installed, and
-# tools/gpu-hide-driver-check.sh then starts cuwheel through the dynamic
-# loader with --library-path OUT/lib, which changes nothing for CMD.
+# With CUWHEEL (the cuwheel binary the GPU machine will run, e.g.
+# build/cuwheel from `make build`), OUT also receives a copy of it without
+# debug information (OUT/cuwheel; the same code, a tenth of the size) and
+# its shared libraries other than glibc's (libzip, libzstd, libcurl,
+# gpgme, libarchive and what they load) in OUT/cuwheel-libs.tar.gz: a GPU
+# machine need not have them installed. tools/gpu-hide-driver-check.sh
+# unpacks them only when cuwheel does not start without them, and then
+# starts cuwheel through the dynamic loader with --library-path, which
+# changes nothing for CMD.
 # Usage: tools/gpu-check/build.sh OUT [CUWHEEL]   (e.g. build-gpucheck build/cuwheel)
 set -euo pipefail
 OUT=${1:?usage: tools/gpu-check/build.sh OUT [CUWHEEL]}
@@ -23,11 +27,15 @@ ${CC:-cc} -O2 -Wall -o "$OUT/driver_probe" "$HERE/driver_probe.c" -ldl
 "$NVCC" -O2 -cudart static -o "$OUT/cudart_count" "$HERE/cudart_count.cu"
 "$NVCC" --version | tail -n 2 >"$OUT/nvcc-version.txt"
 if [ -n "$CUWHEEL" ]; then
-  mkdir -p "$OUT/lib"
+  strip -o "$OUT/cuwheel" "$CUWHEEL" 2>/dev/null || cp "$CUWHEEL" "$OUT/cuwheel"
+  libs=$(mktemp -d)
+  mkdir "$libs/lib"
   # ldd prints "name => /path (addr)"; glibc's own libraries stay the GPU machine's.
   ldd "$CUWHEEL" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' |
-    grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*)\.so' |
-    while read -r lib; do cp -L "$lib" "$OUT/lib/"; done
-  echo "copied $(ls "$OUT/lib" | wc -l) shared libraries of $CUWHEEL into $OUT/lib"
+    grep -Ev '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*)\.so' |
+    while read -r lib; do cp -L "$lib" "$libs/lib/"; done
+  tar -C "$libs" -czf "$OUT/cuwheel-libs.tar.gz" lib
+  echo "copied $CUWHEEL to $OUT/cuwheel, $(ls "$libs/lib" | wc -l) of its shared libraries to $OUT/cuwheel-libs.tar.gz"
+  rm -rf "$libs"
 fi
 echo "built $OUT/driver_probe and $OUT/cudart_count ($(tail -n 1 "$OUT/nvcc-version.txt"))"
