@@ -203,7 +203,7 @@ TEST(LdCache, RejectsTruncatedHeaders) {
   }
 }
 
-// The real writer: ldconfig -C CACHE -f CONF -r ROOT over a fake tree.
+// The real writer: ldconfig -X -C CACHE -f CONF over a temporary folder.
 TEST(LdCache, ReadsWhatLdconfigWrites) {
   const char* ldconfig = nullptr;
   for (const char* p : {"/sbin/ldconfig", "/usr/sbin/ldconfig"})
@@ -218,15 +218,17 @@ TEST(LdCache, ReadsWhatLdconfigWrites) {
   if (!libc) GTEST_SKIP() << "no libc.so.6 to copy";
   t.dir("/drv");
   fs::copy_file(libc, t.at("/drv/libc.so.6"));
-  t.file("/etc/ld.so.conf", "/drv\n");
-  std::string cmd = std::string(ldconfig) + " -r " + t.root() + " -C /etc/ld.so.cache -f /etc/ld.so.conf -X 2>&1";
+  t.file("/etc/ld.so.conf", t.at("/drv") + "\n");
+  // No -r (it needs chroot, so root): the conf names the folder absolutely.
+  std::string cmd = std::string(ldconfig) + " -X -C " + t.at("/etc/ld.so.cache") + " -f " + t.at("/etc/ld.so.conf") +
+                    " 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::ifstream in(t.at("/etc/ld.so.cache"), std::ios::binary);
   std::string img((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto r = parse_ld_so_cache(view(img), "ld.so.cache");
   ASSERT_TRUE(r) << r.error().message();
   bool found = false;
-  for (const auto& e : *r) found |= e.soname == "libc.so.6" && e.path == "/drv/libc.so.6";
+  for (const auto& e : *r) found |= e.soname == "libc.so.6" && e.path == t.at("/drv/libc.so.6");
   EXPECT_TRUE(found);
 }
 
