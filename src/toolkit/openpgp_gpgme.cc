@@ -17,6 +17,7 @@
 #include <mutex>
 #include <vector>
 
+#include "cuwheel/fileio.h"
 #include "cuwheel/rpm.h"
 
 namespace cuwheel::rpm {
@@ -97,6 +98,9 @@ Expected<SignatureVerifier> SignatureVerifier::create(std::string_view key, std:
   buf.push_back('\0');
   if (!mkdtemp(buf.data())) return Error("cannot create a private GnuPG home in " + tmpl);
   impl->home = buf.data();
+  // Public-key import and verification need no gpg-agent; without this gpg
+  // starts one per home, which would outlive the removed folder.
+  if (auto s = write_file_atomic(impl->home + "/gpg.conf", "no-autostart\n", 0600); !s) return s.error();
 
   if (gpgme_error_t err = gpgme_new(&impl->ctx)) return Error("GPGME context: " + gpg_message(err));
   if (gpgme_error_t err = gpgme_set_protocol(impl->ctx, GPGME_PROTOCOL_OpenPGP))
