@@ -117,6 +117,10 @@ std::optional<std::string> check_known(const Target& t);
 /// Unknown architectures are reported as by check_known().
 std::optional<std::string> check_buildable(const Target& t, Release release);
 
+/// Why `t` is deprecated in `release` though still buildable ("sm_70: CUDA
+/// 12.8 deprecates it (Volta); CUDA 13.0 removes it"), or nullopt.
+std::optional<std::string> check_deprecated(const Target& t, Release release);
+
 /// Every baseline, 'a' and 'f' architecture `release` can build (SASS and
 /// PTX alike), sorted.
 std::vector<Target> targetable(Release release);

@@ -499,6 +499,18 @@ std::optional<std::string> check_buildable(const Target& t, Release release) {
   return std::nullopt;
 }
 
+std::optional<std::string> check_deprecated(const Target& t, Release release) {
+  if (check_buildable(t, release)) return std::nullopt;
+  const Known& k = *find_known(t.sm);
+  unsigned r = rel(release.major, release.minor);
+  if (k.deprecated == kNever || r < k.deprecated) return std::nullopt;
+  std::string name = t.ptx && !t.sass ? t.compute_name() : t.sm_name();
+  std::string msg = name + ": CUDA " + release.to_string() + " deprecates it (" + k.family + ", deprecated since " +
+                    rel_string(k.deprecated) + ")";
+  if (k.removed != kNever) msg += "; CUDA " + rel_string(k.removed) + " cannot build it";
+  return msg;
+}
+
 std::vector<Target> targetable(Release release) {
   std::vector<Target> out;
   for (const auto& k : kKnown)

@@ -60,6 +60,9 @@ expect_err "error[not-buildable]: sm_50: CUDA 13.0 cannot build it: it was remov
 [ ! -s "$WORK/out" ] && ok || bad "no list printed when an entry is rejected"
 run arch "5.0;7.5;9.0" --release 12.9
 expect_rc 0 "sm_50 on 12.9"
+expect_err "warning[deprecated-arch]: sm_50: CUDA 12.9 deprecates it (Maxwell, deprecated since 11.0); CUDA 13.0 cannot build it" "deprecation warning"
+run arch "7.5;9.0" --release 12.9
+[ ! -s "$WORK/err" ] && ok || bad "no warning for current architectures: $(cat "$WORK/err")"
 run arch "10.0;12.0" --release 12.6
 expect_rc 1 "sm_100 on 12.6"
 expect_err "sm_100: CUDA 12.6 cannot build it: it needs CUDA 12.8 or newer" "sm_100 too new"

@@ -133,6 +133,19 @@ TEST(ArchRelease, WhatEachReleaseBuilds) {
   EXPECT_NE(why("compute_99", "13.0").find("compute_99"), std::string::npos);
 }
 
+TEST(ArchRelease, Deprecations) {
+  auto dep = [](const char* list, const char* rel) -> std::string {
+    auto t = parse_any(list);
+    auto e = check_deprecated(t->front(), R(rel));
+    return e ? *e : "";
+  };
+  EXPECT_EQ(dep("sm_70", "12.6"), "");
+  EXPECT_EQ(dep("sm_70", "12.8"), "sm_70: CUDA 12.8 deprecates it (Volta, deprecated since 12.8); CUDA 13.0 cannot build it");
+  EXPECT_EQ(dep("sm_70", "13.0"), "");  // not buildable at all: check_buildable's business
+  EXPECT_NE(dep("sm_50", "11.0").find("deprecated since 11.0"), std::string::npos);
+  EXPECT_EQ(dep("sm_90", "13.0"), "");
+}
+
 TEST(ArchRelease, ReleaseLists) {
   EXPECT_EQ(list_of(release_list(R("12.6")), Form::kTorch), "5.2;6.0;6.1;7.0;7.5;8.0;8.6;8.9;9.0+PTX");
   EXPECT_EQ(list_of(release_list(R("12.8")), Form::kCmake), "75-real;80-real;86-real;89-real;90-real;100-real;120");

@@ -122,13 +122,16 @@ int run_arch() {
     targets = std::move(*parsed);
   }
 
-  std::vector<Finding> findings;
+  std::vector<Finding> findings, warnings;
   for (const auto& t : targets) {
     std::string entry = t.sass ? t.sm_name() : t.compute_name();
     if (auto e = arch::check_known(t)) findings.push_back({"unknown-arch", entry, *e});
-    else if (release)
+    else if (release) {
       if (auto b = arch::check_buildable(t, *release)) findings.push_back({"not-buildable", entry, *b});
+      else if (auto d = arch::check_deprecated(t, *release)) warnings.push_back({"deprecated-arch", entry, *d});
+    }
   }
+  for (const auto& w : warnings) std::fprintf(stderr, "cuwheel: warning[%s]: %s\n", w.rule.c_str(), w.message.c_str());
 
   if (want_json) {
     json doc;
@@ -149,6 +152,9 @@ int run_arch() {
     json fs = json::array();
     for (const auto& f : findings) fs.push_back({{"rule", f.rule}, {"entry", f.entry}, {"message", f.message}});
     doc["findings"] = fs;
+    json ws = json::array();
+    for (const auto& w : warnings) ws.push_back({{"rule", w.rule}, {"entry", w.entry}, {"message", w.message}});
+    doc["warnings"] = ws;
     doc["ok"] = findings.empty();
     for (const auto& f : findings) std::fprintf(stderr, "cuwheel: error[%s]: %s\n", f.rule.c_str(), f.message.c_str());
     int rc = emit(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
