@@ -240,9 +240,76 @@ Expected<Policy> parse_table(const toml::table& t, const std::string& file) {
   return p;
 }
 
+// toml++ 3.x asserts (and, built with NDEBUG, assumes) that a table header
+// starts with a key character: "[{", "[=", "[ #" abort it or are undefined
+// behaviour. Such headers are refused here first, with the line number.
+// Headers are only recognised where toml++ looks for them: at the start of a
+// statement, outside strings and multi-line arrays.
+Status check_table_headers(std::string_view text, const std::string& name) {
+  size_t i = 0, n = text.size();
+  unsigned line = 1;
+  int depth = 0;
+  bool at_start = true;
+  auto skip_line = [&] {
+    while (i < n && text[i] != '\n') ++i;
+  };
+  while (i < n) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+      at_start = depth == 0;
+      ++i;
+      continue;
+    }
+    if (at_start && (c == ' ' || c == '\t' || c == '\r')) {
+      ++i;
+      continue;
+    }
+    if (at_start && c == '[') {
+      size_t j = i + 1;
+      if (j < n && text[j] == '[') ++j;
+      while (j < n && (text[j] == ' ' || text[j] == '\t')) ++j;
+      unsigned char k = j < n ? static_cast<unsigned char>(text[j]) : 0;
+      if (!(std::isalnum(k) || k == '_' || k == '-' || k == '"' || k == '\''))
+        return Error(name + ":" + std::to_string(line) + ": a table header must start with a key, e.g. [matrix]");
+      skip_line();
+      at_start = false;
+      continue;
+    }
+    at_start = false;
+    if (c == '#') {
+      skip_line();
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      bool multi = i + 2 < n && text[i + 1] == c && text[i + 2] == c;
+      if (multi) {
+        std::string_view close = c == '"' ? "\"\"\"" : "'''";
+        size_t end = text.find(close, i + 3);
+        size_t stop = end == std::string_view::npos ? n : end + 3;
+        for (size_t k2 = i; k2 < stop; ++k2) line += text[k2] == '\n';
+        i = stop;
+        continue;
+      }
+      ++i;
+      while (i < n && text[i] != c && text[i] != '\n') {
+        if (c == '"' && text[i] == '\\' && i + 1 < n && text[i + 1] != '\n') ++i;
+        ++i;
+      }
+      if (i < n && text[i] == c) ++i;
+      continue;
+    }
+    if (c == '[' || c == '{') ++depth;
+    if ((c == ']' || c == '}') && depth > 0) --depth;
+    ++i;
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Expected<Policy> parse_policy(std::string_view text, const std::string& name) {
+  if (auto st = check_table_headers(text, name); !st) return st.error();
   auto parsed = toml::parse(text, std::string_view(name));
   if (!parsed) {
     const auto& err = parsed.error();

@@ -327,6 +327,13 @@ TEST(MatrixPolicy, ErrorsAreLineNumbered) {
   EXPECT_NE(msg("[matrix]\nfields = { desired = \"x\" }\n").find("unknown field"), std::string::npos);
   EXPECT_NE(msg("[matrix\n").find("cuwheel.toml:1:"), std::string::npos);
   EXPECT_EQ(msg("[check]\n"), "cuwheel.toml: no [matrix] table");
+  // Headers toml++ would assert on (fuzz finding) are refused first.
+  for (const char* bad : {"[{\"a\":1}]", "[matrix]\ncpu = true\n[ {\n", "[[=\n", "[#\n", "[matrix]\n  [.x]\n"})
+    EXPECT_NE(msg(bad).find("a table header must start with a key"), std::string::npos) << bad;
+  EXPECT_EQ(msg("[matrix]\ncpu = true\n\n[#\n").substr(0, 15), "cuwheel.toml:4:");
+  // ...but a '[' inside a multi-line array or string is not a header.
+  EXPECT_EQ(msg("[matrix]\npython = [\n  \"3.12\",\n]\ntrains = { x86_64 = [\"cu130\"] }\n"), "(ok)");
+  EXPECT_EQ(msg("[matrix]\nexclude-python = [\n{ python = \"3.9\", reason = \"\"\"\n[{ old\"\"\" },\n]\n"), "(ok)");
   EXPECT_NE(msg("[matrix]\ncpu = \"yes\"\n").find("cpu must be true or false"), std::string::npos);
 }
 
