@@ -190,10 +190,9 @@ CLI::App* setup_arch(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--release", g_opts.release, "CUDA toolkit release the list is built with, e.g. 12.8: each entry must be buildable by it");
   cmd->add_flag("--release-list", g_opts.release_list,
-                "Print the release list of --release: SASS of every listed architecture, PTX of the last");
+                "Print the release list of --release: SASS for each of its architectures, PTX for the last (docs/arch.md)");
   cmd->add_option("-o,--output", g_opts.output, "Write the result to FILE (atomically) instead of stdout");
-  // "-gencode ..." as a positional value: let arguments starting with '-' after -- through.
-  cmd->allow_extras(false);
+  // nvcc flags start with '-': they are given after "--" (docs/arch.md).
   return cmd;
 }
 
