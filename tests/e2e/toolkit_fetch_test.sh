@@ -295,11 +295,13 @@ EOF
     rm -rf "$TOP"
     run toolkit extract real --into cuda-real --release "$REL"
     expect_rc 0 "extract of the installed toolkit"
+    rm -rf real  # about 200 MB: keep the peak disk use down
     [[ $(readlink cuda-real/targets/x86_64-linux/lib) == ../../lib ]] && ok ||
       bad "extract: absolute link not made relative: $(readlink cuda-real/targets/x86_64-linux/lib)"
     run toolkit check cuda-real --release "$REL"
     expect_rc 0 "check of the installed toolkit"
     expect_out "ok compile: a kernel compiled and linked" "check of the installed toolkit"
+    rm -rf cuda-real
     echo "real toolkit $REL: package, extract and check took $(( $(date +%s) - START )) s"
   else
     bad "rpmbuild of the installed toolkit: $(tail -5 "$T/real.log")"
