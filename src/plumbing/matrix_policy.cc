@@ -242,7 +242,10 @@ Expected<Policy> parse_table(const toml::table& t, const std::string& file) {
 
 // toml++ 3.x asserts (and, built with NDEBUG, assumes) that a table header
 // starts with a key character: "[{", "[=", "[ #" abort it or are undefined
-// behaviour. Such headers are refused here first, with the line number.
+// behaviour. Its whitespace test also reaches TOML_UNREACHABLE for some
+// non-ASCII characters between tokens (U+FEFC after a dotted key). Both are
+// refused here first, with the line number; strings and comments may hold
+// any UTF-8.
 // Headers are only recognised where toml++ looks for them: at the start of a
 // statement, outside strings and multi-line arrays.
 Status check_table_headers(std::string_view text, const std::string& name) {
@@ -299,6 +302,8 @@ Status check_table_headers(std::string_view text, const std::string& name) {
       if (i < n && text[i] == c) ++i;
       continue;
     }
+    if (static_cast<unsigned char>(c) >= 0x80)
+      return Error(name + ":" + std::to_string(line) + ": a non-ASCII character outside a string or comment");
     if (c == '[' || c == '{') ++depth;
     if ((c == ']' || c == '}') && depth > 0) --depth;
     ++i;

@@ -331,6 +331,9 @@ TEST(MatrixPolicy, ErrorsAreLineNumbered) {
   for (const char* bad : {"[{\"a\":1}]", "[matrix]\ncpu = true\n[ {\n", "[[=\n", "[#\n", "[matrix]\n  [.x]\n"})
     EXPECT_NE(msg(bad).find("a table header must start with a key"), std::string::npos) << bad;
   EXPECT_EQ(msg("[matrix]\ncpu = true\n\n[#\n").substr(0, 15), "cuwheel.toml:4:");
+  EXPECT_EQ(msg("[matrix]\ncpu.c\xef\xbb\xbc = 1\n"), "cuwheel.toml:2: a non-ASCII character outside a string or comment");
+  EXPECT_EQ(msg("# Jetson \xe2\x80\x94 later\n[matrix]\nexclude-python = [{ python = \"3.14\", reason = \"\xe2\x80\x94\" }]\n"),
+            "(ok)");
   // ...but a '[' inside a multi-line array or string is not a header.
   EXPECT_EQ(msg("[matrix]\npython = [\n  \"3.12\",\n]\ntrains = { x86_64 = [\"cu130\"] }\n"), "(ok)");
   EXPECT_EQ(msg("[matrix]\nexclude-python = [\n{ python = \"3.9\", reason = \"\"\"\n[{ old\"\"\" },\n]\n"), "(ok)");
