@@ -105,7 +105,8 @@ struct Policy {
 /// invalid, repeated, or equal to the core after PEP 503 normalization;
 /// plugins without platforms; plugins-since not a PEP 440 version; a core
 /// wheel that is not "python-abi-platform"; a platform or plugin-tag
-/// that is not a tag; an index name or environment that is empty; two
+/// that is not a tag; an index name, environment or repository-url, or
+/// the dist-dir, that is not printable ASCII without spaces; two
 /// indexes with the same name; a tag-prefix with characters other than
 /// letters, `-`, `_`, `/` or `.`.
 Expected<Policy> parse_policy(std::string_view toml_text, const std::string& source);

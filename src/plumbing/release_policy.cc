@@ -3,6 +3,12 @@
 // src/check_policy.cc: parse errors come back as values.
 #define TOML_HEADER_ONLY 1
 #define TOML_EXCEPTIONS 0
+// toml++ 3.3.0 asserts where it should report an error: parse_key() on a
+// table header such as "[|x]" (its own "???" branch then reports "bad
+// key"). Its NDEBUG form, a no-op with GCC, is used in every build type.
+#ifndef TOML_ASSERT
+#define TOML_ASSERT(expr) static_assert(true)
+#endif
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -19,6 +25,56 @@ namespace fs = std::filesystem;
 namespace cuwheel::release {
 
 namespace {
+
+// toml++ 3.3.0 is not safe on all input, and the text is checked and
+// adjusted before it is parsed:
+//  * is_non_ascii_horizontal_whitespace() reaches TOML_UNREACHABLE
+//    (__builtin_unreachable) for code points U+00A1..U+0499,
+//    U+2C5E..U+3057 other than U+3000, and U+FB26..U+FEFE (the ranges its
+//    first-level bitmap sends to "default:"), and the parser asks it about any
+//    non-ASCII character, even in strings and comments ("José" in a
+//    pyproject.toml's authors). Those code points are replaced by U+FFFD,
+//    which is never whitespace, so the parse and every line number stay the
+//    same. No value this policy reads may hold non-ASCII text, so a
+//    replaced character in one is still rejected by that value's check.
+//  * invalid UTF-8 reaches a TOML_ASSERT_ASSUME in parse_key(); TOML
+//    requires UTF-8 (TOML 1.0, "Spec"), so it is an error here, with the
+//    line.
+Expected<std::string> toml_safe_text(std::string_view text, const std::string& source) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0, line = 1;
+  while (i < text.size()) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') ++line;
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool valid = len != 0 && i + len <= text.size();
+    uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+    for (size_t k = 1; valid && k < len; ++k) {
+      unsigned char cc = static_cast<unsigned char>(text[i + k]);
+      if ((cc & 0xc0) != 0x80) valid = false;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    // Overlong forms, surrogates and code points past U+10FFFF are invalid.
+    static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (valid && (cp < kMin[len] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)) valid = false;
+    if (!valid) return Error(source + ":" + std::to_string(line) + ": not valid UTF-8 (TOML files are UTF-8)");
+    if ((cp >= 0xa1 && cp <= 0x499) || (cp >= 0x2c5e && cp <= 0x3057 && cp != 0x3000) || (cp >= 0xfb26 && cp <= 0xfefe))
+      out += "\xEF\xBF\xBD";
+    else out.append(text.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
+// Index names, environments, URLs and the dist folder: printable ASCII
+// without spaces (GitHub environment names and upload URLs are such).
+bool printable_ascii(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c <= 0x20 || c >= 0x7f) return false;
+  return true;
+}
 
 std::string where(const std::string& source, const toml::node& n) {
   return source + ":" + std::to_string(n.source().begin.line);
@@ -107,7 +163,8 @@ Status parse_index(const std::string& source, const toml::node& n, std::string_v
     if (!t->get(key)) continue;
     auto s = get_string(source, *t, key, name);
     if (!s) return s.error();
-    if (s->empty()) return Error(where(source, *t->get(key)) + ": " + name + "." + key + " must not be empty");
+    if (!printable_ascii(*s))
+      return Error(where(source, *t->get(key)) + ": " + name + "." + key + " must be printable ASCII without spaces");
     *field = *s;
   }
   return Ok{};
@@ -122,7 +179,9 @@ std::string file_prefix(std::string_view name) {
 }
 
 Expected<Policy> parse_policy(std::string_view toml_text, const std::string& source) {
-  auto parsed = toml::parse(toml_text, std::string_view(source));
+  auto safe = toml_safe_text(toml_text, source);
+  if (!safe) return safe.error();
+  auto parsed = toml::parse(*safe, std::string_view(source));
   if (!parsed) {
     const auto& err = parsed.error();
     return Error(source + ":" + std::to_string(err.source().begin.line) + ": " + std::string(err.description()));
@@ -277,6 +336,8 @@ Expected<Policy> parse_policy(std::string_view toml_text, const std::string& sou
   if (t->get("dist-dir")) {
     auto s = get_string(source, *t, "dist-dir", "release");
     if (!s) return s.error();
+    if (!printable_ascii(*s))
+      return Error(where(source, *t->get("dist-dir")) + ": dist-dir must be printable ASCII without spaces");
     while (s->size() > 1 && s->back() == '/') s->pop_back();
     p.dist_dir = *s;
   }
@@ -310,8 +371,9 @@ std::string find_policy_file(const std::string& start) {
   auto has_table = [](const fs::path& file, bool pyproject) -> bool {
     auto text = read_whole_file(file.string(), size_t{1} << 20);
     if (!text) return false;
-    auto parsed = toml::parse(*text, file.string());
-    if (!parsed)  // reported by load_policy when it is meant for us
+    auto safe = toml_safe_text(*text, file.string());
+    auto parsed = safe ? toml::parse(*safe, file.string()) : toml::parse_result{};
+    if (!safe || !parsed)  // reported by load_policy when it is meant for us
       return text->find(pyproject ? "tool.cuwheel.release" : "[release]") != std::string::npos;
     if (!pyproject) return parsed.table().get("release") != nullptr;
     const auto* tool = parsed.table().get_as<toml::table>("tool");

@@ -256,6 +256,27 @@ TEST(ReleasePolicy, ErrorsNameTheFileAndLine) {
             std::string::npos);
 }
 
+// toml++ 3.3.0 reaches __builtin_unreachable on some non-ASCII code points
+// anywhere in the text (found by fuzz_release_tag); parse_policy replaces
+// them first, so an ordinary pyproject.toml with accented names parses.
+TEST(ReleasePolicy, NonAsciiTextElsewhereInTheFileIsFine) {
+  auto p = parse_policy(std::string("[tool.other]\nauthors = [{ name = \"Jos\xC3\xA9 \xC3\x91" "and\xC3\xBA\" }]\n"
+                                    "description = \"\"\"multi\nline \\\n  \xC3\xBC\"\"\"\n# comment \xC3\xA9\n") +
+                            kPolicy + "# \xE3\x80\x80 \xE2\xB1\xB0 \xEF\xBA\xBF\n",
+                        "pyproject.toml");
+  ASSERT_TRUE(p) << p.error().message();
+  EXPECT_EQ(p->core, "dyng");
+  EXPECT_EQ(policy_error("[release]\ncore = \"dyng\"\n[release.indexes]\ntest = { name = \"t\", environment = \"pr\xC3\xBC" "fung\" }\n"),
+            "cuwheel.toml:4: indexes.test.environment must be printable ASCII without spaces");
+  EXPECT_NE(policy_error("[release]\ncore = \"dyng\"\ncore-\xCD\x88wheels = 1\n").find("cuwheel.toml:3:"), std::string::npos);
+  // Invalid UTF-8 (which toml++ 3.3.0 asserts on in a key) is an error with its line.
+  EXPECT_EQ(policy_error("[release]\ncore = \"dyng\"\n[release.ind\xE6\xFD\xFD]\n"),
+            "cuwheel.toml:3: not valid UTF-8 (TOML files are UTF-8)");
+  EXPECT_EQ(policy_error("[release]\ncore = \"\xC0\xAF\"\n"), "cuwheel.toml:2: not valid UTF-8 (TOML files are UTF-8)");
+  EXPECT_EQ(policy_error("[release]\ncore = \"dyng\"\ndist-dir = \"my dist\"\n"),
+            "cuwheel.toml:3: dist-dir must be printable ASCII without spaces");
+}
+
 TEST(ReleasePolicy, FindsThePolicyFromAFolderUpward) {
   std::string root = temp_dir("find");
   fs::create_directories(root + "/a/b");
