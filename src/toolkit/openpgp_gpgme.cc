@@ -14,7 +14,9 @@
 #include <cctype>
 #include <filesystem>
 #include <memory>
+#include <chrono>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "cuwheel/fileio.h"
@@ -66,9 +68,13 @@ struct SignatureVerifier::Impl {
   std::vector<std::string> accepted;      // primary and subkey fingerprints
   ~Impl() {
     if (ctx) gpgme_release(ctx);
-    if (!home.empty()) {
+    // gpg may still be releasing a lock file in the home as the context
+    // goes away; try again briefly rather than leave the folder behind.
+    for (int attempt = 0; !home.empty() && attempt < 5; ++attempt) {
       std::error_code ec;
       std::filesystem::remove_all(home, ec);
+      if (!std::filesystem::exists(home, ec)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
 };
