@@ -275,7 +275,22 @@ Status check_table_headers(std::string_view text, const std::string& name) {
       unsigned char k = j < n ? static_cast<unsigned char>(text[j]) : 0;
       if (!(std::isalnum(k) || k == '_' || k == '-' || k == '"' || k == '\''))
         return Error(name + ":" + std::to_string(line) + ": a table header must start with a key, e.g. [matrix]");
-      skip_line();
+      // The rest of the header line: non-ASCII only inside quoted keys.
+      char quote = 0;
+      for (i = j; i < n && text[i] != '\n'; ++i) {
+        char h = text[i];
+        if (quote) {
+          if (h == quote) quote = 0;
+          else if (quote == '"' && h == '\\' && i + 1 < n && text[i + 1] != '\n') ++i;
+        } else if (h == '"' || h == '\'') {
+          quote = h;
+        } else if (h == '#') {
+          skip_line();
+          break;
+        } else if (static_cast<unsigned char>(h) >= 0x80) {
+          return Error(name + ":" + std::to_string(line) + ": a non-ASCII character outside a string or comment");
+        }
+      }
       at_start = false;
       continue;
     }
