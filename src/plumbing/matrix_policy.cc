@@ -319,6 +319,16 @@ Status check_table_headers(std::string_view text, const std::string& name) {
     }
     if (static_cast<unsigned char>(c) >= 0x80)
       return Error(name + ":" + std::to_string(line) + ": a non-ASCII character outside a string or comment");
+    // A missing value ("x = ]", "[}", "[1,}") is invalid TOML that toml++
+    // asserts on (parse_value: !is_value_terminator); refuse it here.
+    if (c == '=' || c == '[' || c == ',') {
+      size_t j = i + 1;
+      std::string_view ws = c == '=' ? " \t" : " \t\r\n";
+      while (j < n && ws.find(text[j]) != std::string_view::npos) ++j;
+      std::string_view bad = c == '=' ? ",]}#\r\n" : ",}";
+      if (j >= n ? c == '=' : bad.find(text[j]) != std::string_view::npos)
+        return Error(name + ":" + std::to_string(line) + ": a value is missing");
+    }
     if (c == '[' || c == '{') ++depth;
     if ((c == ']' || c == '}') && depth > 0) --depth;
     ++i;

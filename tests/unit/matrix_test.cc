@@ -334,6 +334,9 @@ TEST(MatrixPolicy, ErrorsAreLineNumbered) {
   EXPECT_EQ(msg("[matrix]\ncpu.c\xef\xbb\xbc = 1\n"), "cuwheel.toml:2: a non-ASCII character outside a string or comment");
   EXPECT_EQ(msg("[tool.cuwheel\xd1\x92matrix]\n"), "cuwheel.toml:1: a non-ASCII character outside a string or comment");
   EXPECT_EQ(msg("[\"m\xd1\x92\"] # \xd1\x92\n[matrix]\ncpu = true\n"), "(ok)");
+  for (const char* bad : {"[matrix]\npython = [}\n", "[matrix]\npython = [\"3.12\",}\n", "[matrix]\ncpu = \n", "[matrix]\ncpu = ]\n"})
+    EXPECT_NE(msg(bad).find("cuwheel.toml:2: a value is missing"), std::string::npos) << bad;
+  EXPECT_EQ(msg("[matrix]\npython = [ ]\ncpu = true\n"), "(ok)");
   EXPECT_EQ(msg("# Jetson \xe2\x80\x94 later\n[matrix]\nexclude-python = [{ python = \"3.14\", reason = \"\xe2\x80\x94\" }]\n"),
             "(ok)");
   // ...but a '[' inside a multi-line array or string is not a header.
