@@ -68,7 +68,8 @@ void dependency_floor_too_low(const Context& ctx, Emitter& out) {
     std::map<std::string, bool> counted;
     for (const auto& n : lib.cuda_symbol_needs) {
       if (!n.first_release) continue;
-      const Provision* p = classify_soname(n.file).provision(n.first_release->major);
+      const LibraryClass c = classify_soname(n.file);  // provision() points into it
+      const Provision* p = c.provision(n.first_release->major);
       if (!p || p->distribution.empty() || std::string(p->distribution) == self) continue;
       auto& need = needs[std::string(p->distribution)];
       if (!counted[std::string(p->distribution)]) {
