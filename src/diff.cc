@@ -16,10 +16,10 @@ namespace {
 std::string match_key(const check::CheckModel& m, const std::string& name) {
   if (m.dist_info.empty()) return name;
   const std::string di = m.dist_info + "/";
-  if (name.rfind(di, 0) == 0) return "\x01dist-info/" + name.substr(di.size());
+  if (name.rfind(di, 0) == 0) return "\x01" "dist-info/" + name.substr(di.size());
   const std::string stem = m.dist_info.substr(0, m.dist_info.size() - std::string(".dist-info").size());
   const std::string data = stem + ".data/";
-  if (m.dist_info.size() > 10 && name.rfind(data, 0) == 0) return "\x01data/" + name.substr(data.size());
+  if (m.dist_info.size() > 10 && name.rfind(data, 0) == 0) return "\x01" "data/" + name.substr(data.size());
   return name;
 }
 
