@@ -14,7 +14,7 @@ packages=(
   libgpgme-dev gnupg            # toolkit: OpenPGP signature checks on RPM headers
   libarchive-dev                # toolkit: gzip/xz/zstd repodata, RPM payload extraction
   libexpat1-dev                 # toolkit: streaming parser for repodata XML
-  rpm createrepo-c              # toolkit tests: build, sign and index a test repository
+  rpm createrepo-c zstd         # toolkit tests: build, sign and index a test repository (zstd metadata)
   clang-14 libclang-rt-14-dev   # libFuzzer and sanitizer runtimes for fuzz targets
   python3 zip unzip
 )
