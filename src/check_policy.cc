@@ -1,9 +1,7 @@
 // Policy files. See include/cuwheel/check.h and docs/check.md.
 // Header-only with exceptions off: errors come back as values (toml::parse_result),
 // so nothing is thrown across the library boundary.
-#define TOML_HEADER_ONLY 1
-#define TOML_EXCEPTIONS 0
-#include <toml++/toml.h>
+#include "toml_safe.h"
 
 #include <cctype>
 #include <cmath>
@@ -143,12 +141,9 @@ Status validate_policy(const Policy& p) {
 Expected<Policy> load_policy(const std::string& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return Error(path + ": not a policy file (missing, or not a regular file)");
-  auto parsed = toml::parse_file(path);
-  if (!parsed) {
-    const auto& err = parsed.error();
-    return Error(path + ":" + std::to_string(err.source().begin.line) + ": " + std::string(err.description()));
-  }
-  const toml::table& root = parsed.table();
+  auto parsed = tomlsafe::parse_file(path);
+  if (!parsed) return parsed.error();
+  const toml::table& root = *parsed;
   const toml::table* t = nullptr;
   if (const auto* tool = root.get_as<toml::table>("tool")) t = tool->get_as<toml::table>("cuwheel");
   if (!t) {
@@ -159,7 +154,9 @@ Expected<Policy> load_policy(const std::string& path) {
   p.source = path;
   static const char* const kKeys[] = {"cuda-major", "sass", "sass-exact", "ptx", "gpus", "min-driver", "max-size",
                                       "max-installed-size", "exports", "license-files", "pin", "entry-points",
-                                      "severity", "select", "ignore", "tool"};
+                                      "severity", "select", "ignore", "tool",
+                                      // tables of other commands (docs/matrix.md, docs/release.md)
+                                      "matrix", "release"};
   for (const auto& [k, v] : *t) {
     bool known = false;
     for (const char* kk : kKeys) known = known || k.str() == kk;
@@ -250,9 +247,9 @@ std::string find_policy_file(const std::string& start) {
     if (fs::exists(c, ec)) return c.string();
     fs::path py = dir / "pyproject.toml";
     if (fs::exists(py, ec)) {
-      auto parsed = toml::parse_file(py.string());
+      auto parsed = tomlsafe::parse_file(py.string());
       if (parsed) {
-        const auto* tool = parsed.table().get_as<toml::table>("tool");
+        const auto* tool = parsed->get_as<toml::table>("tool");
         if (tool && tool->get_as<toml::table>("cuwheel")) return py.string();
       } else {
         // A pyproject.toml that does not parse but mentions our table is

@@ -2,9 +2,7 @@
 // Conventions follow the check policy (src/check_policy.cc): "file:line:"
 // in every error, unknown keys rejected with a did-you-mean, toml++ used
 // header-only with exceptions off.
-#define TOML_HEADER_ONLY 1
-#define TOML_EXCEPTIONS 0
-#include <toml++/toml.h>
+#include "../toml_safe.h"
 
 #include <algorithm>
 #include <cctype>
@@ -340,12 +338,9 @@ Status check_table_headers(std::string_view text, const std::string& name) {
 
 Expected<Policy> parse_policy(std::string_view text, const std::string& name) {
   if (auto st = check_table_headers(text, name); !st) return st.error();
-  auto parsed = toml::parse(text, std::string_view(name));
-  if (!parsed) {
-    const auto& err = parsed.error();
-    return Error(name + ":" + std::to_string(err.source().begin.line) + ": " + std::string(err.description()));
-  }
-  const toml::table& root = parsed.table();
+  auto parsed = tomlsafe::parse(text, name);
+  if (!parsed) return parsed.error();
+  const toml::table& root = *parsed;
   const toml::table* t = nullptr;
   if (const auto* tool = root.get_as<toml::table>("tool"))
     if (const auto* cw = tool->get_as<toml::table>("cuwheel")) t = cw->get_as<toml::table>("matrix");

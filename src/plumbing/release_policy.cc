@@ -1,15 +1,7 @@
 // Release policy, tags, selection and publish plan. See include/cuwheel/release.h
 // and docs/release.md. toml++ is used header-only with exceptions off, as in
 // src/check_policy.cc: parse errors come back as values.
-#define TOML_HEADER_ONLY 1
-#define TOML_EXCEPTIONS 0
-// toml++ 3.3.0 asserts where it should report an error: parse_key() on a
-// table header such as "[|x]" (its own "???" branch then reports "bad
-// key"). Its NDEBUG form, a no-op with GCC, is used in every build type.
-#ifndef TOML_ASSERT
-#define TOML_ASSERT(expr) static_assert(true)
-#endif
-#include <toml++/toml.h>
+#include "../toml_safe.h"
 
 #include <algorithm>
 #include <cctype>
@@ -26,45 +18,9 @@ namespace cuwheel::release {
 
 namespace {
 
-// toml++ 3.3.0 is not safe on all input, and the text is checked and
-// adjusted before it is parsed:
-//  * is_non_ascii_horizontal_whitespace() reaches TOML_UNREACHABLE
-//    (__builtin_unreachable) for code points U+00A1..U+0499,
-//    U+2C5E..U+3057 other than U+3000, and U+FB26..U+FEFE (the ranges its
-//    first-level bitmap sends to "default:"), and the parser asks it about any
-//    non-ASCII character, even in strings and comments ("José" in a
-//    pyproject.toml's authors). Those code points are replaced by U+FFFD,
-//    which is never whitespace, so the parse and every line number stay the
-//    same. No value this policy reads may hold non-ASCII text, so a
-//    replaced character in one is still rejected by that value's check.
-//  * invalid UTF-8 reaches a TOML_ASSERT_ASSUME in parse_key(); TOML
-//    requires UTF-8 (TOML 1.0, "Spec"), so it is an error here, with the
-//    line.
+// toml++ is fed only text that src/toml_safe.h made safe for it.
 Expected<std::string> toml_safe_text(std::string_view text, const std::string& source) {
-  std::string out;
-  out.reserve(text.size());
-  size_t i = 0, line = 1;
-  while (i < text.size()) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c == '\n') ++line;
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    bool valid = len != 0 && i + len <= text.size();
-    uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
-    for (size_t k = 1; valid && k < len; ++k) {
-      unsigned char cc = static_cast<unsigned char>(text[i + k]);
-      if ((cc & 0xc0) != 0x80) valid = false;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    // Overlong forms, surrogates and code points past U+10FFFF are invalid.
-    static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (valid && (cp < kMin[len] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)) valid = false;
-    if (!valid) return Error(source + ":" + std::to_string(line) + ": not valid UTF-8 (TOML files are UTF-8)");
-    if ((cp >= 0xa1 && cp <= 0x499) || (cp >= 0x2c5e && cp <= 0x3057 && cp != 0x3000) || (cp >= 0xfb26 && cp <= 0xfefe))
-      out += "\xEF\xBF\xBD";
-    else out.append(text.substr(i, len));
-    i += len;
-  }
-  return out;
+  return tomlsafe::safe_text(text, source);
 }
 
 // Index names, environments, URLs and the dist folder: printable ASCII

@@ -3,9 +3,7 @@
 //
 // Header-only toml++ with exceptions off: parse errors come back as values
 // (toml::parse_result), as in src/check_policy.cc.
-#define TOML_HEADER_ONLY 1
-#define TOML_EXCEPTIONS 0
-#include <toml++/toml.h>
+#include "../toml_safe.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -179,12 +177,9 @@ std::string list(std::vector<std::string> v) {
 Expected<Lock> read_lock(const std::string& path) {
   auto text = read_whole_file(path, kMaxLockBytes);
   if (!text) return text.error();
-  auto parsed = toml::parse(std::string_view(*text), std::string_view(path));
-  if (!parsed) {
-    const auto& err = parsed.error();
-    return Error(path + ":" + std::to_string(err.source().begin.line) + ": " + std::string(err.description()));
-  }
-  const toml::table& root = parsed.table();
+  auto parsed = tomlsafe::parse(*text, path);
+  if (!parsed) return parsed.error();
+  const toml::table& root = *parsed;
   Lock lock;
   const toml::node* schema = root.get("schema");
   if (!schema) return Error(path + ":1: no schema key (expected schema = 1)");

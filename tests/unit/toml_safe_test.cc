@@ -1,0 +1,76 @@
+// Every TOML reader of the project goes through src/toml_safe.h: text that
+// makes toml++ 3.3.0 assert or reach undefined behaviour is an error with a
+// line number in each of them, never a crash (run under ASan+UBSan).
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "../../src/toml_safe.h"
+#include "cuwheel/check.h"
+#include "cuwheel/matrix.h"
+#include "cuwheel/release.h"
+#include "cuwheel/toolkit_lock.h"
+
+namespace {
+
+const std::vector<std::string>& hostile() {
+  static const std::vector<std::string> v = {
+      "[{\"a\":1}]\n", "[|x]\n", "[}\n", "x = ]\n", "[=\n", "[ #\n", "a = [1,}\n",
+      "Jos\xc3\xa9 = 1\n",              // U+00E9 in a bare key
+      "a.b\xef\xbb\xbc = 1\n",          // U+FEFC after a dotted key
+      "x = \xe3\x80\x81\n",             // U+3001 where a value starts
+      "a = \"\xff\"\n",                 // invalid UTF-8
+      "a = \"\xc0\xaf\"\n",             // overlong
+  };
+  return v;
+}
+
+// Files go to a folder of their own: a cuwheel.toml in the shared temporary
+// folder would be found by the policy searches of other tests.
+std::string write_temp(const std::string& name, const std::string& text) {
+  static const std::string dir = [] {
+    std::string d = testing::TempDir() + "toml_safe_XXXXXX";
+    return std::string(mkdtemp(d.data()));
+  }();
+  std::string path = dir + "/" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+TEST(TomlSafe, HostileTextIsAnErrorWithALine) {
+  for (const std::string& t : hostile()) {
+    auto r = cuwheel::tomlsafe::parse(t, "p.toml");
+    ASSERT_FALSE(r) << t;
+    EXPECT_EQ(r.error().message().rfind("p.toml:1: ", 0), 0u) << r.error().message();
+  }
+}
+
+TEST(TomlSafe, NonAsciiInStringsAndCommentsStillParses) {
+  auto r = cuwheel::tomlsafe::parse("# Jos\xc3\xa9\nauthors = [\"Jos\xc3\xa9\"]\nx = 1\n", "pyproject.toml");
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ((*r)["x"].value<int64_t>(), 1);
+}
+
+TEST(TomlSafe, EveryReaderRejectsHostileText) {
+  int n = 0;
+  for (const std::string& t : hostile()) {
+    std::string path = write_temp("toml_safe_" + std::to_string(n++) + ".toml", t);
+    EXPECT_FALSE(cuwheel::check::load_policy(path)) << t;
+    EXPECT_FALSE(cuwheel::matrix::parse_policy(t, "cuwheel.toml")) << t;
+    EXPECT_FALSE(cuwheel::release::parse_policy(t, "cuwheel.toml")) << t;
+    EXPECT_FALSE(cuwheel::toolkit::read_lock(path)) << t;
+  }
+}
+
+TEST(TomlSafe, CheckPolicyAcceptsTheOtherCommandsTables) {
+  std::string path = write_temp("cuwheel.toml",
+                                "cuda-major = 13\n[matrix]\npython = [\"3.12\"]\n[release]\ncore = \"dyng\"\n");
+  auto p = cuwheel::check::load_policy(path);
+  EXPECT_TRUE(p) << (p ? "" : p.error().message());
+}
+
+}  // namespace
