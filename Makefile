@@ -5,7 +5,7 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc)
-FUZZ_SECONDS ?= 20
+FUZZ_SECONDS ?= 10
 # Only the fuzz targets are built in the fuzz tree (not the CLI or tests).
 FUZZ_TARGETS = $(basename $(notdir $(wildcard fuzz/fuzz_*.cc)))
 
