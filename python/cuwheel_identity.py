@@ -321,6 +321,14 @@ def write_stamp(stamp: PathLike, identity: str) -> None:
         raise
 
 
+
+def _decimal_major(text: str) -> int:
+    """argparse type for --cuda-major: decimal digits, no sign or leading zero (as the cuwheel binary)."""
+    if not text.isdigit() or not text.isascii() or (len(text) > 1 and text[0] == "0"):
+        import argparse
+        raise argparse.ArgumentTypeError("%r is not a decimal number without a leading zero" % text)
+    return int(text)
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="cuwheel_identity.py", description="Build identity (like cuwheel identity)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -328,7 +336,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         p = sub.add_parser(name)
         group = p.add_mutually_exclusive_group()
         group.add_argument("--toolkit")
-        group.add_argument("--cuda-major", type=int)
+        group.add_argument("--cuda-major", type=_decimal_major)
         p.add_argument("--flag", action="append", default=[])
         formats = ["text", "json", "name", "dir"] if name == "show" else ["text", "json"]
         p.add_argument("--format", choices=formats, default="text")

@@ -261,10 +261,14 @@ struct SplitAction {
 /// hard-linked to a temporary name and renamed into place (link(2),
 /// rename(2)); where linking fails (another file system, or `copy` is set)
 /// it is copied with write_file_atomic. Inputs are never moved or changed;
-/// an existing destination file is replaced. Files the report does not
-/// assign (extras) are skipped. Errors name the path: a folder cannot be
-/// created; `out` is an existing non-folder; a file cannot be read or
-/// written. Files done before an error stay in place.
+/// an existing destination file of the same name is replaced. Files the
+/// report does not assign (extras) are skipped. Before anything is written,
+/// every destination folder is checked: one that exists must be a folder
+/// holding only files of this release (a stale file of another release, or
+/// anything else, is an error naming it, and nothing is written). Errors
+/// name the path: those checks; a folder cannot be created; `out` is an
+/// existing non-folder; a file cannot be read or written (only then can
+/// files done before the error stay in place).
 Expected<std::vector<SplitAction>> split_release(const std::string& dir, const VerifyReport& report,
                                                  const std::string& out, bool copy = false);
 

@@ -396,6 +396,10 @@ Expected<HidePlan> plan_hide_driver(const HideDriverInputs& in, WarningSink& war
     }
     auto r = resolve_in_root(root, p);
     if (!r) return Error("--also " + r.error().message());
+    // Covering "/" would hide the command itself (and mounting over the
+    // root of the namespace is not what a bind mount does): refuse it
+    // rather than report a plan the run cannot carry out.
+    if (*r == "/" || r->empty()) return Error("--also " + a + ": cannot cover the root folder");
     HideKind kind = is_dir(root + *r)                                                       ? HideKind::directory
                     : classify_soname(*r).kind == LibraryKind::nvidia_driver ? HideKind::library
                                                                                             : HideKind::file;

@@ -405,6 +405,25 @@ Expected<std::vector<SplitAction>> split_release(const std::string& dir, const V
   static std::atomic<unsigned> counter{0};
   std::error_code ec;
   if (fs::exists(out, ec) && !fs::is_directory(out, ec)) return Error(out + ": exists and is not a folder");
+  // Check every destination folder before writing anything, so that a
+  // failure cannot leave the plugins split without their core, and an upload
+  // folder never holds a file of another release.
+  std::map<std::string, std::set<std::string>> wanted;  // distribution -> file names
+  for (const auto& e : report.expected)
+    if (!e.file.empty()) wanted[e.distribution].insert(e.file);
+  for (const auto& [dist, files] : wanted) {
+    fs::path dest_dir = fs::path(out) / dist;
+    if (!fs::exists(fs::symlink_status(dest_dir, ec))) continue;
+    if (!fs::is_directory(fs::symlink_status(dest_dir, ec)))
+      return Error(dest_dir.string() + ": exists and is not a folder (nothing was written)");
+    for (const auto& entry : fs::directory_iterator(dest_dir, ec)) {
+      std::string name = entry.path().filename().string();
+      if (!files.count(name))
+        return Error(dest_dir.string() + ": holds " + name +
+                     ", which is not a file of this release; empty the folder first (nothing was written)");
+    }
+    if (ec) return Error(dest_dir.string() + ": cannot read the folder: " + ec.message());
+  }
   std::vector<SplitAction> actions;
   for (const auto& e : report.expected) {
     if (e.file.empty()) continue;

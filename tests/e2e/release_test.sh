@@ -130,7 +130,7 @@ expect_err "plan bad tag" "release segments"
 # --- verify ------------------------------------------------------------------
 $MAKE "$TMP/good" 0.2.0 --plugins dyng-cu12,dyng-cu13
 run "verify good" 0 release verify "$TMP/good" --version 0.2.0
-expect_out "verify good" "4 of 4 expected files for 0.2.0, 4 files in the folder, 0 problems"
+expect_out "verify good" "4 of 4 expected files for 0.2.0 pass, 4 files in the folder, 0 problems"
 run "verify good json" 0 release verify "$TMP/good" --version v0.2.0 --format json
 json "verify good json" "d['ok'] is True and d['findings'] == [] and all(e['file'] for e in d['expected']) and d['command'] == 'release verify'"
 
@@ -209,6 +209,15 @@ if [ "$(find "$TMP/dist2" -type f | wc -l)" -eq 3 ] && [ ! -e "$TMP/dist2/NOTES.
 echo x >"$TMP/outfile"
 run "split into a file" 2 release split "$TMP/good" "$TMP/outfile" --version 0.2.0
 expect_err "split into a file" "exists and is not a folder"
+# A destination folder holding a file of another release: refused before
+# anything is written (no plugin folder filled without its core).
+mkdir -p "$TMP/dist3/dyng" && echo old > "$TMP/dist3/dyng/dyng-0.1.0.tar.gz"
+run "split refuses a stale file" 2 release split "$TMP/good" "$TMP/dist3" --version 0.2.0
+expect_err "split names the stale file" "holds dyng-0.1.0.tar.gz, which is not a file of this release"
+if [ "$(find "$TMP/dist3" -type f | wc -l)" -eq 1 ]; then ok; else bad "split wrote beside a stale file: $(find "$TMP/dist3" -type f)"; fi
+mkdir -p "$TMP/dist4" && echo x > "$TMP/dist4/dyng"
+run "split refuses a file where a folder goes" 2 release split "$TMP/good" "$TMP/dist4" --version 0.2.0
+if [ "$(find "$TMP/dist4" -type f | wc -l)" -eq 1 ]; then ok; else bad "split half-wrote: $(find "$TMP/dist4")"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

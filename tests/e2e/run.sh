@@ -287,5 +287,25 @@ expect_out 'error\[missing-entry-point\].*gui_scripts'
 expect_rc 2 check --entry-point 'console_scripts:' "$CW/cwfix-1.0.0-py3-none-any.whl"
 expect_out 'entry-point.*GROUP:NAME' "$WORK/err"
 
+# --- Usage rules shared by every subcommand ---------------------------------
+# An empty option value (what an unset CI variable becomes) is a usage error,
+# never "not given": a guard must not switch itself off.
+expect_rc 2 arch --release '' 9.0
+expect_out 'release: an empty value is not allowed' "$WORK/err"
+expect_rc 2 diff --max-growth '' a.whl b.whl
+expect_rc 2 identity show --toolkit ''
+expect_rc 2 check --sass '' libplain.so
+expect_rc 2 toolkit check somewhere --release ''
+# Numbers are decimal: "012" is not octal 10, "0x0c" not 12.
+expect_rc 2 identity show --cuda-major 012
+expect_out 'leading zero' "$WORK/err"
+expect_rc 2 identity show --cuda-major 0x0c
+expect_rc 2 check --cuda-major 0x0c libplain.so
+expect_rc 0 identity show --cuda-major 12 --format name
+expect_out '^cu12$'
+# run --hide-driver refuses to cover the root folder (the plan and the run must agree).
+expect_rc 2 run --hide-driver --dry-run --also / -- true
+expect_out 'cannot cover the root folder' "$WORK/err"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

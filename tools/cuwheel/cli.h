@@ -87,6 +87,11 @@ struct CommandRegistration {
 /// subcommands to one group; each registers its leaf subcommands.
 CLI::App* command_group(CLI::App& app, const std::string& name, const std::string& help);
 
+/// Returns "" when `text` is a decimal integer without sign or leading zero
+/// ("12"), else the reason. CLI11 alone would read "012" as octal and
+/// "0x0c" as hexadecimal; use it as a validator before a numeric check.
+std::string decimal_number_error(const std::string& text);
+
 /// Prints "cuwheel: error: <where>: <message>" to stderr.
 void print_error(const std::string& where, const std::string& message);
 /// Prints "cuwheel: warning: <where>: <message>" to stderr.

@@ -116,7 +116,7 @@ int run_arch() {
     }
     auto parsed = arch::parse(input_text, *input_form);
     if (!parsed) {
-      print_error(std::string(arch::to_string(*input_form)) + " list", parsed.error().message());
+      print_error(std::string(arch::to_string(*input_form)) + " form", parsed.error().message());
       return kExitUnreadable;
     }
     targets = std::move(*parsed);

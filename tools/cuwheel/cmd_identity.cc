@@ -184,6 +184,7 @@ void add_common(CLI::App* cmd, std::vector<std::string> formats) {
   auto* tk = cmd->add_option("--toolkit", g_opts.toolkit,
                              "CUDA toolkit prefix (default: CUDA_HOME, CUDA_PATH, then nvcc on PATH)");
   auto* major = cmd->add_option("--cuda-major", g_opts.cuda_major, "State the CUDA major instead of detecting it")
+                    ->check(CLI::Validator([](std::string& s) { return decimal_number_error(s); }, "", "decimal"))
                     ->check(CLI::Range(1, 999));
   tk->excludes(major);
   cmd->add_option("--flag", g_opts.flags,

@@ -217,6 +217,11 @@ int run_matrix() {
   if (!res.findings.empty()) {
     std::fprintf(stderr, "cuwheel: matrix: %zu guard%s failed; no matrix written\n", res.findings.size(),
                  res.findings.size() == 1 ? "" : "s");
+    // A matrix left by an earlier run must not pass for this run's result.
+    std::error_code ec;
+    if (!g_opts.output.empty() && std::filesystem::is_regular_file(g_opts.output, ec) &&
+        std::filesystem::remove(g_opts.output, ec))
+      std::fprintf(stderr, "cuwheel: matrix: removed the earlier %s\n", g_opts.output.c_str());
     return kExitFindings;
   }
   return emit(res.matrix().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");

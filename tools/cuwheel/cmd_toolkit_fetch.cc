@@ -45,7 +45,7 @@ Options g;
 json document(const std::string& command) {
   json doc;
   doc["schema"] = 1;
-  doc["tool"] = "cuwheel";
+  doc["tool"] = "cuwheel " CUWHEEL_VERSION;
   doc["command"] = command;
   return doc;
 }

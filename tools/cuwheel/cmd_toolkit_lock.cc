@@ -95,7 +95,7 @@ json toolkit_json(const toolkit::LockedToolkit& t, const std::vector<std::string
 }
 
 void print_json(const json& body) {
-  json doc = {{"schema", 1}, {"tool", "cuwheel"}, {"command", "toolkit lock"}};
+  json doc = {{"schema", 1}, {"tool", "cuwheel " CUWHEEL_VERSION}, {"command", "toolkit lock"}};
   for (auto it = body.begin(); it != body.end(); ++it) doc[it.key()] = it.value();
   std::cout << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
 }

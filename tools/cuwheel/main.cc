@@ -36,6 +36,14 @@ CLI::App* command_group(CLI::App& app, const std::string& name, const std::strin
   return group;
 }
 
+std::string decimal_number_error(const std::string& text) {
+  if (text.empty()) return "an empty value is not allowed";
+  for (char c : text)
+    if (c < '0' || c > '9') return "\"" + text + "\" is not a decimal number";
+  if (text.size() > 1 && text[0] == '0') return "\"" + text + "\" has a leading zero";
+  return "";
+}
+
 void print_error(const std::string& where, const std::string& message) {
   std::fprintf(stderr, "cuwheel: error: %s\n", located(where, message).c_str());
 }
@@ -132,6 +140,21 @@ void print_json_document(const std::string& command, nlohmann::ordered_json inpu
   std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
+namespace {
+// An option given an empty value ("--toolkit ''", "--max-growth ''") is a
+// usage error in every subcommand: in CI it is what an unset variable
+// becomes, and treating it as "not given" would silently turn a check off.
+void reject_empty_values(CLI::App* app) {
+  for (CLI::Option* opt : app->get_options([](CLI::Option* o) {
+         return o->get_type_size() != 0 && !o->get_positional();
+       }))
+    opt->check(CLI::Validator(
+        [](std::string& value) { return value.empty() ? std::string("an empty value is not allowed") : std::string(); },
+        "", "non-empty"));
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) reject_empty_values(sub);
+}
+}  // namespace
+
 }  // namespace cuwheel::cli
 
 int main(int argc, char** argv) {
@@ -168,7 +191,9 @@ int main(int argc, char** argv) {
   cmd_check->add_option("--format", check.format, "Output format")
       ->check(CLI::IsMember({"text", "json", "sarif", "github"}))
       ->default_str("text");
-  cmd_check->add_option("--cuda-major", check.cuda_major, "CUDA major the wheel targets")->check(CLI::IsMember({12, 13}));
+  cmd_check->add_option("--cuda-major", check.cuda_major, "CUDA major the wheel targets")
+      ->check(CLI::Validator([](std::string& s) { return decimal_number_error(s); }, "", "decimal"))
+      ->check(CLI::IsMember({12, 13}));
   cmd_check->add_option("--sass", check.sass, "SASS every device-code library must carry, e.g. sm_75,sm_80,sm_90");
   cmd_check->add_flag("--sass-exact", check.sass_exact, "Also flag SASS not in --sass");
   cmd_check->add_option("--ptx", check.ptx, "Required PTX: newest, none, or compute_NN,...");
@@ -192,6 +217,8 @@ int main(int argc, char** argv) {
   std::stable_sort(extra.begin(), extra.end(), [](const Command& a, const Command& b) { return a.order < b.order; });
   std::vector<std::pair<CLI::App*, int (*)()>> extra_apps;
   for (const Command& c : extra) extra_apps.emplace_back(c.setup(app), c.run);
+
+  reject_empty_values(&app);
 
   try {
     app.parse(argc, argv);
