@@ -45,6 +45,34 @@ Expected<std::string> read_whole_file(const std::string& path, size_t max_bytes)
   return out;
 }
 
+Expected<std::string> read_file_or_pipe(const std::string& path, size_t max_bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return Error(path + ": cannot open: " + errno_text(errno));
+  if (S_ISREG(st.st_mode)) return read_whole_file(path, max_bytes);
+  if (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) return Error(path + ": not a regular file or pipe");
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error(path + ": cannot open: " + errno_text(errno));
+  std::string out;
+  char buf[65536];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      return Error(path + ": read error at offset " + std::to_string(out.size()) + ": " + errno_text(e));
+    }
+    if (n == 0) break;
+    if (out.size() + static_cast<size_t>(n) > max_bytes) {
+      ::close(fd);
+      return Error(path + ": larger than " + std::to_string(max_bytes) + " bytes");
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
 Status write_file_atomic(const std::string& path, std::string_view data, unsigned mode) {
   static std::atomic<unsigned> counter{0};
   std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);

@@ -17,6 +17,13 @@ namespace cuwheel {
 /// open, not a regular file, read error, larger than `max_bytes` bytes.
 Expected<std::string> read_whole_file(const std::string& path, size_t max_bytes = size_t{1} << 30);
 
+/// As read_whole_file, but also reads a FIFO or character device to its end
+/// (a shell's process substitution, `<(generate-matrix.py)`, is a pipe at
+/// /dev/fd/N). Only for inputs a user names explicitly: reading a FIFO
+/// blocks until its writer closes it. Errors: as read_whole_file (a folder
+/// or socket is "not a regular file or pipe").
+Expected<std::string> read_file_or_pipe(const std::string& path, size_t max_bytes = size_t{1} << 30);
+
 /// Writes `data` to `path` atomically: "<path>.tmp.<pid>.<n>" in the same
 /// folder, fsync, rename. `mode` is the new file's permission bits (subject
 /// to the umask). On any failure the temporary file is removed and `path`

@@ -407,7 +407,13 @@ Result filter(const std::vector<Row>& rows, const Policy& policy, const Options&
         bad = true;
       }
     }
-    if (!has_nonempty(row, f.python_version) || !row[f.python_version].is_string()) {
+    if (row.contains(f.python_version) && !row[f.python_version].is_null() && !row[f.python_version].is_string()) {
+      // 3.12 as a JSON number would also turn 3.10 into 3.1: say so.
+      res.findings.push_back({"missing-python",
+                              label + ": " + f.python_version + " is not a string (write \"3.12\", not 3.12)",
+                              static_cast<int>(i)});
+      bad = true;
+    } else if (!has_nonempty(row, f.python_version)) {
       res.findings.push_back({"missing-python", label + ": no " + f.python_version, static_cast<int>(i)});
       bad = true;
     }

@@ -355,7 +355,7 @@ Expected<Policy> parse_policy(std::string_view text, const std::string& name) {
 }
 
 Expected<Policy> load_policy(const std::string& path) {
-  auto text = read_whole_file(path, size_t{16} << 20);
+  auto text = read_file_or_pipe(path, size_t{16} << 20);
   if (!text) return text.error();
   return parse_policy(*text, path);
 }

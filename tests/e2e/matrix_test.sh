@@ -164,5 +164,14 @@ sum1=$(sha256sum "$FIX/generator-linux.json" "$FIX/policy.toml")
 run matrix "${P[@]}" "$FIX/generator-linux.json"
 [ "$sum1" = "$(sha256sum "$FIX/generator-linux.json" "$FIX/policy.toml")" ] && ok || bad "inputs modified"
 
+# Inputs through pipes: process substitution gives /dev/fd/N.
+run matrix --policy <(cat "$FIX/policy.toml") <(cat "$FIX/generator-linux.json")
+expect_rc 0 "policy and matrix through pipes"
+# A Python version written as a JSON number is named as such.
+echo '[{"desired_cuda": "cu130", "gpu_arch_type": "cuda", "gpu_arch_version": "13.0", "python_version": 3.12}]' >"$WORK/num.json"
+run matrix "${P[@]}" "$WORK/num.json"
+expect_rc 1 "python_version as a number"
+expect_err 'python_version is not a string' "python_version as a number"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

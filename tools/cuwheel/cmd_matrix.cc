@@ -147,7 +147,7 @@ int run_matrix() {
   std::string name = o.input == "-" ? "<stdin>" : o.input;
   Expected<std::string> text = std::string();
   if (o.input == "-") text = std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  else text = read_whole_file(o.input, size_t{256} << 20);
+  else text = read_file_or_pipe(o.input, size_t{256} << 20);
   if (!text) {
     print_error("", text.error().message());
     return kExitUnreadable;
