@@ -252,11 +252,26 @@ expect_rc 1 "check: no EULA"
 expect_err "cuda-fx/EULA.txt is missing" "check: no EULA"
 
 # --- the installed toolkit, packaged as an RPM, extracted, checked --------
-NVCC=$(command -v nvcc || true)
-if [[ -z $NVCC ]]; then
-  echo "SKIP: no nvcc installed: the extract + check of a real toolkit did not run"
+# nvcc on PATH may be a link from /usr/local/bin or similar: find the toolkit
+# root that holds the files packaged below, following links, then CUDA_HOME,
+# CUDA_PATH and /usr/local/cuda.
+toolkit_root() {
+  local nvcc c
+  nvcc=$(command -v nvcc || true)
+  for c in ${nvcc:+"$(dirname "$(readlink -f "$nvcc")")/.."} ${CUDA_HOME:+"$CUDA_HOME"} \
+           ${CUDA_PATH:+"$CUDA_PATH"} /usr/local/cuda; do
+    if [[ -x $c/bin/nvcc && -f $c/bin/nvcc.profile && -f $c/lib64/libcudart_static.a ]]; then
+      (cd "$c" && pwd -P); return 0
+    fi
+  done
+  return 1
+}
+C=$(toolkit_root || true)
+if [[ -z $C ]]; then
+  echo "SKIP: no CUDA toolkit found (nvcc on PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda): the extract + check of a real toolkit did not run"
 else
-  C=$(cd "$(dirname "$NVCC")/.." && pwd -P)
+  NVCC=$C/bin/nvcc
+  echo "real toolkit: $C"
   REL=$("$NVCC" --version | sed -n 's/.*release \([0-9]*\.[0-9]*\),.*/\1/p')
   D=/usr/local/cuda-$REL
   TOP=$T/rpmtop
