@@ -33,7 +33,7 @@ banner "cuwheel check --cuda-major 13 --sass sm_75,sm_90,sm_120 --ptx newest --g
 # The installed CUDA toolkit, if any.
 cuda_lib=""
 if command -v nvcc >/dev/null 2>&1; then
-  cuda_lib=$(cd "$(dirname "$(command -v nvcc)")/../lib64" 2>/dev/null && pwd || true)
+  cuda_lib=$(cd "$(dirname "$(readlink -f "$(command -v nvcc)")")/../lib64" 2>/dev/null && pwd || true)
 fi
 [ -n "$cuda_lib" ] || { [ -d /usr/local/cuda/lib64 ] && cuda_lib=/usr/local/cuda/lib64; }
 if [ -n "$cuda_lib" ] && [ -d "$cuda_lib" ]; then

@@ -260,9 +260,13 @@ toolkit_root() {
   nvcc=$(command -v nvcc || true)
   for c in ${nvcc:+"$(dirname "$(readlink -f "$nvcc")")/.."} ${CUDA_HOME:+"$CUDA_HOME"} \
            ${CUDA_PATH:+"$CUDA_PATH"} /usr/local/cuda; do
-    if [[ -x $c/bin/nvcc && -f $c/bin/nvcc.profile && -f $c/lib64/libcudart_static.a ]]; then
-      (cd "$c" && pwd -P); return 0
-    fi
+    local f missing=""
+    for f in bin/nvcc bin/cudafe++ bin/ptxas bin/fatbinary bin/nvlink bin/nvcc.profile bin/crt \
+             nvvm/bin nvvm/libdevice include lib64/libcudart_static.a lib64/libcudadevrt.a lib64/libculibos.a; do
+      [[ -e $c/$f ]] || { missing=$f; break; }
+    done
+    if [[ -z $missing ]]; then (cd "$c" && pwd -P); return 0; fi
+    echo "toolkit candidate $c lacks $missing" >&2
   done
   return 1
 }
