@@ -2,7 +2,10 @@
 // Header-only with exceptions off: errors come back as values (toml::parse_result),
 // so nothing is thrown across the library boundary.
 #include "toml_safe.h"
+#include "policy_file.h"
+#include "suggest.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -152,15 +155,15 @@ Expected<Policy> load_policy(const std::string& path) {
   }
   Policy p;
   p.source = path;
-  static const char* const kKeys[] = {"cuda-major", "sass", "sass-exact", "ptx", "gpus", "min-driver", "max-size",
-                                      "max-installed-size", "exports", "license-files", "pin", "entry-points",
-                                      "severity", "select", "ignore", "tool",
-                                      // tables of other commands (docs/matrix.md, docs/release.md)
-                                      "matrix", "release"};
+  static const std::vector<std::string_view> kKeys = {
+      "cuda-major", "sass", "sass-exact", "ptx", "gpus", "min-driver", "max-size", "max-installed-size", "exports",
+      "license-files", "pin", "entry-points", "severity", "select", "ignore", "tool",
+      // tables of other commands (docs/matrix.md, docs/release.md)
+      "matrix", "release"};
   for (const auto& [k, v] : *t) {
-    bool known = false;
-    for (const char* kk : kKeys) known = known || k.str() == kk;
-    if (!known) return Error(where(path, v) + ": unknown key \"" + std::string(k.str()) + "\"");
+    if (std::find(kKeys.begin(), kKeys.end(), k.str()) == kKeys.end())
+      return Error(where(path, v) + ": unknown key \"" + std::string(k.str()) + "\"" +
+                   suggest::did_you_mean(k.str(), kKeys));
   }
   if (const auto* n = t->get("cuda-major")) {
     auto v = n->value<int64_t>();
@@ -238,32 +241,6 @@ Expected<Policy> load_policy(const std::string& path) {
   return p;
 }
 
-std::string find_policy_file(const std::string& start) {
-  std::error_code ec;
-  fs::path dir = fs::absolute(start, ec).lexically_normal();
-  if (ec) return "";
-  while (true) {
-    fs::path c = dir / "cuwheel.toml";
-    if (fs::exists(c, ec)) return c.string();
-    fs::path py = dir / "pyproject.toml";
-    if (fs::exists(py, ec)) {
-      auto parsed = tomlsafe::parse_file(py.string());
-      if (parsed) {
-        const auto* tool = parsed->get_as<toml::table>("tool");
-        if (tool && tool->get_as<toml::table>("cuwheel")) return py.string();
-      } else {
-        // A pyproject.toml that does not parse but mentions our table is
-        // returned, so that loading it reports the syntax error instead of
-        // the check silently running with the built-in policy.
-        std::ifstream in(py);
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (text.find("tool.cuwheel") != std::string::npos) return py.string();
-      }
-    }
-    if (!dir.has_parent_path() || dir.parent_path() == dir) break;
-    dir = dir.parent_path();
-  }
-  return "";
-}
+std::string find_policy_file(const std::string& start) { return policyfile::find(start, ""); }
 
 }  // namespace cuwheel::check

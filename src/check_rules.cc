@@ -4,6 +4,7 @@
 
 #include "cuwheel/check.h"
 #include "rules/rules.h"
+#include "suggest.h"
 
 namespace cuwheel::check {
 
@@ -58,31 +59,10 @@ const RuleInfo* find_rule(std::string_view n) {
   return nullptr;
 }
 
-namespace {
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-}  // namespace
-
 std::string suggest_rule(std::string_view n) {
-  std::string best;
-  size_t best_d = 4;  // at most three edits away
-  for (const auto& r : rules()) {
-    size_t d = edit_distance(n, r.name);
-    if (d < best_d) {
-      best_d = d;
-      best = std::string(r.name);
-    }
-  }
-  return best;
+  std::vector<std::string_view> names;
+  for (const auto& r : rules()) names.push_back(r.name);
+  return suggest::nearest(n, names);
 }
 
 std::string_view rule_doc(std::string_view name) {

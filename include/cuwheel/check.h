@@ -194,7 +194,8 @@ struct RuleInfo {
 const std::vector<RuleInfo>& rules();
 /// The rule with this name or code, or nullptr.
 const RuleInfo* find_rule(std::string_view name_or_code);
-/// The closest rule name to a misspelling ("" when nothing is close).
+/// The closest rule name to a misspelling: at most 2 edits away (3 for
+/// names of 9 bytes or more), "" when nothing is that close.
 std::string suggest_rule(std::string_view name);
 /// The rule's documentation (Markdown: What it does, Why is this bad?,
 /// Example, How to fix, References), as in docs/rules/<name>.md.

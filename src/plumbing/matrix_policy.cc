@@ -3,6 +3,8 @@
 // in every error, unknown keys rejected with a did-you-mean, toml++ used
 // header-only with exceptions off.
 #include "../toml_safe.h"
+#include "../policy_file.h"
+#include "../suggest.h"
 
 #include <algorithm>
 #include <cctype>
@@ -19,28 +21,6 @@ namespace cuwheel::matrix {
 
 namespace {
 
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-std::string suggest(std::string_view key, std::initializer_list<std::string_view> known) {
-  std::string best;
-  size_t best_d = 4;
-  for (auto k : known) {
-    size_t d = edit_distance(key, k);
-    if (d < best_d) best_d = d, best = std::string(k);
-  }
-  return best;
-}
-
 std::string where(const std::string& file, const toml::node& n) {
   return file + ":" + std::to_string(n.source().begin.line);
 }
@@ -49,9 +29,8 @@ Status check_keys(const std::string& file, const toml::table& t, std::string_vie
                   std::initializer_list<std::string_view> known) {
   for (const auto& [k, v] : t) {
     if (std::find(known.begin(), known.end(), k.str()) != known.end()) continue;
-    std::string hint = suggest(k.str(), known);
     return Error(where(file, v) + ": unknown key \"" + std::string(k.str()) + "\" in " + std::string(table_name) +
-                 (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+                 suggest::did_you_mean(k.str(), known));
   }
   return Ok{};
 }
@@ -360,24 +339,6 @@ Expected<Policy> load_policy(const std::string& path) {
   return parse_policy(*text, path);
 }
 
-std::string find_policy_file(const std::string& start) {
-  std::error_code ec;
-  fs::path dir = fs::absolute(start, ec).lexically_normal();
-  if (ec) return "";
-  auto mentions = [](const fs::path& p, std::string_view needle) {
-    std::ifstream in(p);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return text.find(needle) != std::string::npos;
-  };
-  while (true) {
-    for (auto [name, needle] : {std::pair{"cuwheel.toml", "matrix"}, {"pyproject.toml", "tool.cuwheel.matrix"}}) {
-      fs::path c = dir / name;
-      if (fs::is_regular_file(c, ec) && mentions(c, needle)) return c.string();
-    }
-    if (!dir.has_parent_path() || dir.parent_path() == dir) break;
-    dir = dir.parent_path();
-  }
-  return "";
-}
+std::string find_policy_file(const std::string& start) { return policyfile::find(start, "matrix"); }
 
 }  // namespace cuwheel::matrix

@@ -2,6 +2,8 @@
 // and docs/release.md. toml++ is used header-only with exceptions off, as in
 // src/check_policy.cc: parse errors come back as values.
 #include "../toml_safe.h"
+#include "../policy_file.h"
+#include "../suggest.h"
 
 #include <algorithm>
 #include <cctype>
@@ -36,34 +38,14 @@ std::string where(const std::string& source, const toml::node& n) {
   return source + ":" + std::to_string(n.source().begin.line);
 }
 
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-// Rejects a key not in `known`, suggesting the nearest one (at most a third
-// of the key's length away, at least 2 edits allowed).
+// Rejects a key not in `known`, suggesting the nearest one (suggest.h).
 Status check_keys(const std::string& source, const toml::table& t, std::initializer_list<std::string_view> known,
                   std::string_view table_name) {
   for (const auto& [k, v] : t) {
     std::string_view key = k.str();
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    std::string_view best;
-    size_t best_d = SIZE_MAX;
-    for (std::string_view c : known) {
-      size_t d = edit_distance(key, c);
-      if (d < best_d) best_d = d, best = c;
-    }
-    std::string msg = where(source, v) + ": unknown key \"" + std::string(key) + "\" in " + std::string(table_name);
-    if (best_d <= std::max<size_t>(2, key.size() / 3)) msg += " (did you mean \"" + std::string(best) + "\"?)";
-    return Error(msg);
+    return Error(where(source, v) + ": unknown key \"" + std::string(key) + "\" in " + std::string(table_name) +
+                 suggest::did_you_mean(key, known));
   }
   return Ok{};
 }
@@ -320,32 +302,7 @@ Expected<Policy> load_policy(const std::string& path) {
   return parse_policy(*text, path);
 }
 
-std::string find_policy_file(const std::string& start) {
-  std::error_code ec;
-  fs::path dir = fs::absolute(start, ec).lexically_normal();
-  if (ec) return "";
-  auto has_table = [](const fs::path& file, bool pyproject) -> bool {
-    auto text = read_whole_file(file.string(), size_t{1} << 20);
-    if (!text) return false;
-    auto safe = toml_safe_text(*text, file.string());
-    auto parsed = safe ? toml::parse(*safe, file.string()) : toml::parse_result{};
-    if (!safe || !parsed)  // reported by load_policy when it is meant for us
-      return text->find(pyproject ? "tool.cuwheel.release" : "[release]") != std::string::npos;
-    if (!pyproject) return parsed.table().get("release") != nullptr;
-    const auto* tool = parsed.table().get_as<toml::table>("tool");
-    const auto* cw = tool ? tool->get_as<toml::table>("cuwheel") : nullptr;
-    return cw && cw->get("release");
-  };
-  while (true) {
-    fs::path c = dir / "cuwheel.toml";
-    if (fs::is_regular_file(c, ec) && has_table(c, false)) return c.string();
-    fs::path py = dir / "pyproject.toml";
-    if (fs::is_regular_file(py, ec) && has_table(py, true)) return py.string();
-    if (!dir.has_parent_path() || dir.parent_path() == dir) break;
-    dir = dir.parent_path();
-  }
-  return "";
-}
+std::string find_policy_file(const std::string& start) { return policyfile::find(start, "release"); }
 
 // ---------------------------------------------------------------------------
 
