@@ -118,6 +118,14 @@ class Verifier {
   void file(const std::string& name) {
     std::error_code ec;
     fs::path path = fs::path(dir_) / name;
+    if (fs::is_directory(path, ec)) {
+      // actions/download-artifact puts each artifact in its own folder
+      // unless told to merge them.
+      add(name, "extra",
+          "a folder (a release folder holds only wheels and sdists, side by side; with actions/download-artifact, "
+          "set merge-multiple: true)");
+      return;
+    }
     if (!fs::is_regular_file(path, ec)) {
       add(name, "extra", "not a regular file (a release folder holds only wheels and sdists)");
       return;

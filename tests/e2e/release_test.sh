@@ -178,6 +178,12 @@ echo "not a zip" >"$TMP/corrupt/dyng-0.2.0-py3-none-any.whl"
 run "verify unreadable" 2 release verify "$TMP/corrupt" --version 0.2.0
 expect_out "verify unreadable" "dyng-0.2.0-py3-none-any.whl: error[unreadable]"
 
+# Artifacts downloaded without merge-multiple land in one folder each.
+cp -r "$TMP/good" "$TMP/nested" && mkdir "$TMP/nested/wheels-cu12" && mv "$TMP/nested/"dyng_cu12-* "$TMP/nested/wheels-cu12/"
+run "verify nested" 1 release verify "$TMP/nested" --version 0.2.0
+expect_out "verify nested" "wheels-cu12: error[extra]: a folder (a release folder holds only wheels and sdists, side by side; with actions/download-artifact, set merge-multiple: true)"
+expect_out "verify nested missing" "error[missing]: the manylinux_2_28_x86_64 wheel of dyng-cu12 0.2.0 is missing"
+
 run "verify no folder" 2 release verify "$TMP/nowhere" --version 0.2.0
 expect_err "verify no folder" "nowhere: not a folder"
 run "verify bad version" 2 release verify "$TMP/good" --version 0.2.0-rc1
