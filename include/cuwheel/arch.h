@@ -6,14 +6,24 @@
 //   torch    TORCH_CUDA_ARCH_LIST          "7.5;8.0;9.0+PTX;9.0a"
 //            "X.Y" is SASS for sm_XY; "+PTX" adds PTX for compute_XY;
 //            "a"/"f" suffixes name the feature-set targets. Separators: ';',
-//            whitespace or ','. (PyTorch torch/utils/cpp_extension.py.)
+//            whitespace or ','. Case-sensitive as PyTorch reads it:
+//            "+PTX" only (arch.endswith('+PTX')), 'a'/'f' lower case
+//            (torch/utils/cpp_extension.py _get_cuda_arch_flags).
 //   cmake    CMAKE_CUDA_ARCHITECTURES      "75-real;80-real;90"
 //            "NN" is SASS and PTX, "NN-real" SASS only, "NN-virtual" PTX
-//            only (CMake documentation of CUDA_ARCHITECTURES).
+//            only (CMake documentation of CUDA_ARCHITECTURES); suffixes
+//            and 'a'/'f' lower case.
 //   gencode  nvcc flags                    "-gencode arch=compute_90,code=[sm_90,compute_90]"
 //            also "-gencode=...", "--generate-code ...", code="a,b",
 //            and "-arch=sm_XY" (nvcc: shorthand for SASS and PTX of XY).
 //   list     plain names                   "sm_75,sm_80,compute_90"
+//            (nvcc's names are lower case: "sm_90a", never "SM_90A")
+//
+// An architecture number is a decimal number without leading zeros, at most
+// 9 digits; any such number parses ("sm_0", "sm_99"), and check_known()
+// says whether a GPU has it. A spelling that differs from its consumer's
+// only in case ("9.0+ptx", "90-REAL", "SM_90") is a parse error whose
+// message gives the spelling to write.
 //
 // Named forms are refused with a message that says to name architectures:
 // PyTorch's family names ("Hopper", "Ampere+Tegra") and CMake's "native",
@@ -76,8 +86,9 @@ Expected<Form> detect_form(std::string_view text);
 
 /// Parses `text` in `form` into targets sorted by (sm, variant), entries for
 /// the same architecture merged (SASS and PTX flags or-ed). Syntax only: an
-/// architecture no toolkit knows (sm_99) parses; see check_known().
-/// Errors name the offending entry: a token that is not of the form, a
+/// architecture no toolkit knows (sm_0, sm_99) parses; see check_known().
+/// Errors name the offending entry: a token that is not of the form (with
+/// the consumer's spelling when only the case differs), a
 /// named family or CMake's native/all/all-major (with the advice to name
 /// architectures explicitly), a gencode whose code is older than its arch,
 /// an empty list.

@@ -124,14 +124,16 @@ std::string name_explicitly(std::string_view tok, std::string_view example) {
          std::string(example) + ")";
 }
 
-// Reads "<digits>[a|f]" from the start of s as an sm number. Returns the
-// characters consumed, 0 on failure.
+// Reads "<number>[a|f]" from the start of s as an sm number: a decimal
+// number without leading zeros ("0" itself is one), at most 9 digits. Any
+// such number is well-formed; whether an architecture has it is
+// check_known()'s question (sm_0 and sm_99 parse, and are reported there).
+// Returns the characters consumed, 0 on failure.
 size_t read_sm(std::string_view s, unsigned& sm, Variant& v) {
   size_t i = 0;
-  while (i < s.size() && i < 4 && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-  if (i < 2 || i > 3) return 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  if (i == 0 || i > 9 || (i > 1 && s[0] == '0')) return 0;
   sm = static_cast<unsigned>(std::stoul(std::string(s.substr(0, i))));
-  if (sm < 10) return 0;
   v = Variant::kBase;
   if (i < s.size() && (s[i] == 'a' || s[i] == 'f')) {
     v = s[i] == 'a' ? Variant::kA : Variant::kF;
@@ -176,34 +178,78 @@ void sort_targets(std::vector<Target>& v) {
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
+// One TORCH_CUDA_ARCH_LIST entry, spelled exactly as PyTorch reads it:
+// torch/utils/cpp_extension.py (_get_cuda_arch_flags) accepts an entry only
+// if it is in its list of "X.Y" / "X.Ya" strings or that plus "+PTX", and
+// adds PTX when arch.endswith('+PTX'): both case-sensitive.
+std::optional<Target> read_torch(std::string_view s) {
+  Target t;
+  t.sass = true;
+  if (s.size() > 4 && s.substr(s.size() - 4) == "+PTX") {
+    t.ptx = true;
+    s.remove_suffix(4);
+  }
+  size_t dot = s.find('.');
+  // A compute capability X.Y: X without leading zeros, Y one digit.
+  if (dot == std::string_view::npos || dot == 0 || dot > 8 || !all_digits(s.substr(0, dot)) ||
+      (dot > 1 && s[0] == '0') || dot + 1 >= s.size() || !std::isdigit(static_cast<unsigned char>(s[dot + 1])))
+    return std::nullopt;
+  std::string_view suffix = s.substr(dot + 2);
+  if (suffix == "a") t.variant = Variant::kA;
+  else if (suffix == "f") t.variant = Variant::kF;
+  else if (!suffix.empty()) return std::nullopt;
+  t.sm = static_cast<unsigned>(std::stoul(std::string(s.substr(0, dot)))) * 10 + static_cast<unsigned>(s[dot + 1] - '0');
+  return t;
+}
+
+// "9.0+ptx" -> "9.0+PTX", "9.0A" -> "9.0a": the spelling PyTorch reads, when
+// only the case is wrong; "" otherwise.
+std::string torch_spelling(std::string_view tok) {
+  std::string l = lower(tok);
+  if (l.size() > 4 && l.substr(l.size() - 4) == "+ptx") l = l.substr(0, l.size() - 4) + "+PTX";
+  return l != tok && read_torch(l) ? l : "";
+}
+
 Expected<std::vector<Target>> parse_torch(std::string_view text) {
   std::vector<Target> out;
   for (const auto& tok : split_any(text, " \t\r\n;,")) {
     if (is_torch_name(tok)) return Error(name_explicitly(tok, "9.0 for Hopper"));
     if (is_cmake_name(tok)) return Error(name_explicitly(tok, "7.5;8.0;9.0+PTX"));
-    std::string_view s = tok;
-    Target t;
-    t.sass = true;
-    if (s.size() > 4 && lower(s.substr(s.size() - 4)) == "+ptx") {
-      t.ptx = true;
-      s.remove_suffix(4);
+    auto t = read_torch(tok);
+    if (!t) {
+      if (std::string w = torch_spelling(tok); !w.empty())
+        return Error("TORCH_CUDA_ARCH_LIST entry " + quoted(tok) +
+                     ": PyTorch reads only the exact spellings \"+PTX\" and a lower-case 'a'/'f' "
+                     "(torch.utils.cpp_extension refuses any other case: \"Unknown CUDA arch\"): write '" + w + "'");
+      return Error("TORCH_CUDA_ARCH_LIST entry " + quoted(tok) + " is not of the form 8.6, 9.0a, 10.0f or 9.0+PTX");
     }
-    size_t dot = s.find('.');
-    if (dot == std::string_view::npos || dot == 0 || dot > 2 || !all_digits(s.substr(0, dot)) ||
-        dot + 1 >= s.size() || !std::isdigit(static_cast<unsigned char>(s[dot + 1])))
-      return Error("TORCH_CUDA_ARCH_LIST entry " + quoted(tok) + " is not of the form 8.6, 9.0a, 10.0f or 9.0+PTX");
-    std::string_view suffix = s.substr(dot + 2);
-    if (suffix == "a") t.variant = Variant::kA;
-    else if (suffix == "f") t.variant = Variant::kF;
-    else if (!suffix.empty())
-      return Error("TORCH_CUDA_ARCH_LIST entry " + quoted(tok) + " is not of the form 8.6, 9.0a, 10.0f or 9.0+PTX");
-    t.sm = static_cast<unsigned>(std::stoul(std::string(s.substr(0, dot)))) * 10 +
-           static_cast<unsigned>(s[dot + 1] - '0');
-    if (t.sm < 10)
-      return Error("TORCH_CUDA_ARCH_LIST entry " + quoted(tok) + " is not a compute capability");
-    add(out, t);
+    add(out, *t);
   }
   return out;
+}
+
+// One CMake entry, or an empty vector when it is not of the form.
+std::vector<Target> parse_cmake_entry(std::string_view s) {
+  Target t;
+  if (s.size() > 5 && s.substr(s.size() - 5) == "-real") {
+    t.sass = true;
+    s.remove_suffix(5);
+  } else if (s.size() > 8 && s.substr(s.size() - 8) == "-virtual") {
+    t.ptx = true;
+    s.remove_suffix(8);
+  } else {
+    t.sass = t.ptx = true;
+  }
+  size_t n = read_sm(s, t.sm, t.variant);
+  if (n == 0 || n != s.size()) return {};
+  return {t};
+}
+
+// nvcc's names and keys are lower case ("sm_90a", "compute_90",
+// "arch=", "code="; nvcc --help, --gpu-architecture): "SM_90A" -> the
+// hint to write "sm_90a".
+std::string nvcc_case_hint(std::string_view tok) {
+  return "nvcc's architecture names are lower case: write '" + lower(tok) + "'";
 }
 
 Expected<std::vector<Target>> parse_cmake(std::string_view text) {
@@ -211,21 +257,16 @@ Expected<std::vector<Target>> parse_cmake(std::string_view text) {
   for (const auto& tok : split_any(text, " \t\r\n;,")) {
     if (is_cmake_name(tok)) return Error(name_explicitly(tok, "75-real;80-real;90"));
     if (is_torch_name(tok)) return Error(name_explicitly(tok, "90 for Hopper"));
-    std::string_view s = tok;
-    Target t;
-    if (s.size() > 5 && s.substr(s.size() - 5) == "-real") {
-      t.sass = true;
-      s.remove_suffix(5);
-    } else if (s.size() > 8 && s.substr(s.size() - 8) == "-virtual") {
-      t.ptx = true;
-      s.remove_suffix(8);
-    } else {
-      t.sass = t.ptx = true;
-    }
-    size_t n = read_sm(s, t.sm, t.variant);
-    if (n == 0 || n != s.size())
+    auto t = parse_cmake_entry(tok);
+    if (t.empty()) {
+      // CMake matches the "-real" / "-virtual" suffixes and the 'a'/'f'
+      // letters case-sensitively (CUDA_ARCHITECTURES documentation).
+      if (std::string l = lower(tok); l != tok && !parse_cmake_entry(l).empty())
+        return Error("CMAKE_CUDA_ARCHITECTURES entry " + quoted(tok) +
+                     ": CMake's suffixes are lower case (-real, -virtual, a, f): write '" + l + "'");
       return Error("CMAKE_CUDA_ARCHITECTURES entry " + quoted(tok) + " is not of the form 80, 90a-real or 120-virtual");
-    add(out, t);
+    }
+    add(out, t[0]);
   }
   return out;
 }
@@ -236,6 +277,10 @@ Status parse_gencode_value(std::string_view val, std::vector<Target>& out) {
   for (char c : val)
     if (c != '"' && c != '\'') v.push_back(c);
   std::string bad = "-gencode " + quoted(v) + " is not of the form arch=compute_90,code=[sm_90,compute_90]";
+  if (std::string l = lower(v); l != v) {
+    std::vector<Target> scratch;
+    if (parse_gencode_value(l, scratch)) return Error("-gencode " + quoted(v) + ": " + nvcc_case_hint(v));
+  }
   if (v.rfind("arch=", 0) != 0) return Error(bad);
   size_t comma = v.find(",code=");
   if (comma == std::string::npos) return Error(bad);
@@ -295,6 +340,7 @@ Expected<std::vector<Target>> parse_gencode(std::string_view text) {
     } else if (is_arch) {
       if (is_cmake_name(value)) return Error(name_explicitly(value, "-gencode arch=compute_90,code=sm_90"));
       auto t = read_named(value);
+      if (!t && read_named(lower(value))) return Error("-arch " + quoted(value) + ": " + nvcc_case_hint(value));
       if (!t) return Error("-arch " + quoted(value) + " is not sm_NN or compute_NN");
       // nvcc: -arch=sm_XY is shorthand for -arch=compute_XY -code=sm_XY,compute_XY.
       t->ptx = true;
@@ -311,6 +357,7 @@ Expected<std::vector<Target>> parse_list(std::string_view text) {
   for (const auto& tok : split_any(text, " \t\r\n;,")) {
     if (is_cmake_name(tok) || is_torch_name(tok)) return Error(name_explicitly(tok, "sm_80,sm_90,compute_90"));
     auto t = read_named(tok);
+    if (!t && read_named(lower(tok))) return Error("architecture " + quoted(tok) + ": " + nvcc_case_hint(tok));
     if (!t) return Error("architecture " + quoted(tok) + " is not of the form sm_90, sm_100a or compute_120f");
     add(out, *t);
   }
@@ -349,7 +396,7 @@ Expected<Form> detect_form(std::string_view text) {
         t.rfind("--gpu-architecture", 0) == 0 || t.rfind("arch=compute_", 0) == 0)
       return Form::kGencode;
   for (const auto& t : toks)
-    if (t.rfind("sm_", 0) == 0 || t.rfind("compute_", 0) == 0) return Form::kList;
+    if (lower(t).rfind("sm_", 0) == 0 || lower(t).rfind("compute_", 0) == 0) return Form::kList;
   for (const auto& t : toks)
     if (t.find('.') != std::string::npos || lower(t).find("+ptx") != std::string::npos || is_torch_name(t))
       return Form::kTorch;

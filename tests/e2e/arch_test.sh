@@ -121,5 +121,48 @@ run arch "8.x"
 expect_rc 2 "bad entry"
 expect_err '"8.x"' "bad entry named"
 
+# 8. One exit-status rule: 2 = not readable as an architecture, 1 = well-formed but no such
+#    architecture or not buildable by --release.
+for a in sm_0 sm_5 sm_99 compute_1000 0.5 99-real sm_80a; do
+  run arch "$a"
+  expect_rc 1 "well-formed but unknown $a"
+  expect_err "error[unknown-arch]" "$a is reported as unknown-arch"
+done
+run arch sm_0 --format json
+expect_rc 1 "sm_0 json"
+py 'd["ok"] is False and d["findings"][0]["rule"] == "unknown-arch" and d["findings"][0]["entry"] == "sm_0"' "sm_0 json finding"
+run arch -- "-arch=sm_0"
+expect_rc 1 "-arch=sm_0"
+run arch sm_90 --release 11.7
+expect_rc 1 "sm_90 on 11.7 (not buildable)"
+expect_err "error[not-buildable]: sm_90: CUDA 11.7 cannot build it" "not-buildable named"
+for a in sm_x sm_090 sm_ "8.x" 9x-real; do
+  run arch "$a"
+  expect_rc 2 "unreadable $a"
+  expect_err "\"$a\"" "unreadable $a named"
+done
+run arch --help
+expect_rc 0 "--help"
+grep -q "Exit status: 0 ok; 1 an entry is well-formed" "$WORK/out" && ok || bad "--help states the exit-status rule"
+
+# 9. Spelling is the consumer's: a wrong case is refused with the spelling to write.
+run arch "8.0;9.0+ptx" --to cmake
+expect_rc 2 "9.0+ptx"
+expect_err "TORCH_CUDA_ARCH_LIST entry \"9.0+ptx\"" "9.0+ptx named"
+expect_err "write '9.0+PTX'" "9.0+ptx hint"
+[ ! -s "$WORK/out" ] && ok || bad "no list printed for 9.0+ptx"
+run arch "9.0A"
+expect_rc 2 "9.0A"; expect_err "write '9.0a'" "9.0A hint"
+run arch "80;90-REAL"
+expect_rc 2 "90-REAL"; expect_err "write '90-real'" "90-REAL hint"
+run arch "120-Virtual"
+expect_rc 2 "120-Virtual"; expect_err "write '120-virtual'" "120-Virtual hint"
+run arch "SM_90A"
+expect_rc 2 "SM_90A"; expect_err "write 'sm_90a'" "SM_90A hint"
+run arch -- "-gencode arch=COMPUTE_90,code=SM_90"
+expect_rc 2 "gencode upper case"; expect_err "write 'arch=compute_90,code=sm_90'" "gencode hint"
+run arch "9.0+PTX;9.0a" --to cmake
+expect_rc 0 "exact spellings"; expect_out "90;90a-real" "exact spellings convert"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -75,8 +75,54 @@ TEST(ArchParse, BadInputNamesTheEntry) {
   EXPECT_NE(err("75;9x").find("\"9x\""), std::string::npos);
   EXPECT_NE(err("").find("empty"), std::string::npos);
   EXPECT_NE(err(" ;; ").find("empty"), std::string::npos);
-  EXPECT_FALSE(parse("0.5", Form::kTorch));
-  EXPECT_FALSE(parse("123.4", Form::kTorch));
+  EXPECT_NE(err("08.0").find("\"08.0\""), std::string::npos);     // leading zero: not a number nvcc writes
+  EXPECT_NE(err("sm_090").find("\"sm_090\""), std::string::npos);
+  EXPECT_NE(err("sm_1234567890").find("not of the form"), std::string::npos);  // too long to be a number here
+}
+
+// Exit-status rule (docs/arch.md): a well-formed entry parses whatever its
+// number, and check_known() says whether the architecture exists.
+TEST(ArchParse, WellFormedButUnknownParses) {
+  for (const char* in : {"sm_0", "sm_5", "sm_99", "compute_1000", "0.5", "0.0", "123.4", "5", "99-real", "-arch=sm_0"}) {
+    auto t = parse_any(in);
+    ASSERT_TRUE(t) << in << ": " << t.error().message();
+    ASSERT_EQ(t->size(), 1u) << in;
+    EXPECT_TRUE(check_known((*t)[0])) << in;
+  }
+  auto zero = parse_any("sm_0");
+  EXPECT_EQ(*check_known((*zero)[0]), "sm_0 is not an NVIDIA GPU architecture any CUDA release can build");
+  auto five = parse_any("0.5");
+  EXPECT_EQ((*five)[0].sm, 5u);
+  EXPECT_FALSE(check_known((*parse_any("sm_90"))[0]));
+}
+
+// Each consumer reads its spelling case-sensitively; a wrong case is refused
+// with the spelling it reads.
+TEST(ArchParse, CaseIsTheConsumers) {
+  // PyTorch: arch.endswith('+PTX'), and "X.Ya" in its list of valid strings.
+  EXPECT_EQ(err("8.0;9.0+ptx"),
+            "TORCH_CUDA_ARCH_LIST entry \"9.0+ptx\": PyTorch reads only the exact spellings \"+PTX\" and a lower-case "
+            "'a'/'f' (torch.utils.cpp_extension refuses any other case: \"Unknown CUDA arch\"): write '9.0+PTX'");
+  EXPECT_NE(err("9.0+Ptx").find("write '9.0+PTX'"), std::string::npos);
+  EXPECT_NE(err("9.0A").find("write '9.0a'"), std::string::npos);
+  EXPECT_NE(err("9.0A+ptx").find("write '9.0a+PTX'"), std::string::npos);
+  EXPECT_EQ(err("9.0+PTX;9.0a"), "(parsed)");
+  // CMake: -real / -virtual and the a/f letters.
+  EXPECT_EQ(err("80;90-REAL"),
+            "CMAKE_CUDA_ARCHITECTURES entry \"90-REAL\": CMake's suffixes are lower case (-real, -virtual, a, f): write "
+            "'90-real'");
+  EXPECT_NE(err("120-Virtual").find("write '120-virtual'"), std::string::npos);
+  EXPECT_NE(err("90A-real").find("write '90a-real'"), std::string::npos);
+  EXPECT_EQ(err("90a-real;120-virtual"), "(parsed)");
+  // nvcc: sm_90a, compute_90, arch=/code=.
+  EXPECT_EQ(err("SM_90A"), "architecture \"SM_90A\": nvcc's architecture names are lower case: write 'sm_90a'");
+  EXPECT_NE(err("sm_90,Compute_90").find("write 'compute_90'"), std::string::npos);
+  EXPECT_NE(err("-arch=SM_90").find("-arch \"SM_90\": nvcc's architecture names are lower case: write 'sm_90'"),
+            std::string::npos);
+  EXPECT_NE(err("-gencode arch=COMPUTE_90,code=SM_90").find("write 'arch=compute_90,code=sm_90'"), std::string::npos);
+  // A token that is wrong in more than case keeps the generic message.
+  EXPECT_NE(err("9.x+ptx").find("is not of the form"), std::string::npos);
+  EXPECT_NE(err("SM_9x").find("is not of the form"), std::string::npos);
 }
 
 TEST(ArchParse, DetectForm) {

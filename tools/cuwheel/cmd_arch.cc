@@ -3,8 +3,12 @@
 // plain sm_/compute_ list, validates it against a CUDA release, and prints a
 // release's release list. docs/arch.md.
 //
-// Exit status: 0 ok; 1 an entry is not a real architecture or the release
-// cannot build it; 2 the list cannot be read, or a usage error.
+// Exit status (one rule, docs/arch.md "Exit status"): 0 ok; 1 an entry is
+// a well-formed architecture that does not exist (sm_0, sm_99, sm_80a) or
+// that the --release toolkit cannot build, i.e. the validation said no; 2
+// the text cannot be read as an architecture at all (sm_x, 9.0+ptx, a named
+// set such as Hopper or all-major), or a usage error (--release 12.7, a
+// PTX-only entry asked for in torch form).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -192,6 +196,10 @@ CLI::App* setup_arch(CLI::App& app) {
   cmd->add_flag("--release-list", g_opts.release_list,
                 "Print the release list of --release: SASS for each of its architectures, PTX for the last (docs/arch.md)");
   cmd->add_option("-o,--output", g_opts.output, "Write the result to FILE (atomically) instead of stdout");
+  cmd->footer(
+      "Exit status: 0 ok; 1 an entry is well-formed but names no real architecture (sm_0, sm_99, sm_80a) or one the\n"
+      "--release toolkit cannot build; 2 the text cannot be read as an architecture in its form (sm_x, 9.0+ptx,\n"
+      "Hopper, all-major), or a usage error.");
   // nvcc flags start with '-': they are given after "--" (docs/arch.md).
   return cmd;
 }
