@@ -27,6 +27,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "cuwheel/fileio.h"
@@ -310,6 +311,41 @@ std::vector<std::string> read_ld_so_conf(const std::string& root, const std::str
   return out;
 }
 
+namespace {
+
+// Device files every program may use (the POSIX "/dev/null", "/dev/tty"
+// and the Linux random and zero devices; devices(7)/null(4)/random(4)),
+// and the folder holding them: covering one would break CMD (a shell's
+// `> /dev/null` fails on a mode-0 file), never hide the driver.
+constexpr std::string_view kSystemPaths[] = {"/dev", "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+                                             "/dev/urandom", "/dev/tty", "/dev/console", "/dev/ptmx"};
+
+// Why an --also path must not be covered, or nullopt. `given` is the path
+// as written, `abs` absolute, `resolved` with symlinks resolved (both
+// without the root prefix). --also is for extra driver files: a character
+// or block device other than /dev/nvidia* is refused, and so is a system
+// path whatever it is inside a test tree.
+std::optional<std::string> refuse_also(const std::string& root, const std::string& given, const std::string& abs,
+                                       const std::string& resolved) {
+  for (std::string_view sys : kSystemPaths)
+    if (abs == sys || resolved == sys)
+      return "--also " + given + ": " + std::string(sys) +
+             (sys == "/dev" ? " is the device folder; covering it would hide /dev/null and every other device CMD uses"
+                            : " is a system device every program may use; covering it would break CMD (nothing could "
+                              "write to or read from it)") +
+             ". --also is for extra NVIDIA driver files";
+  struct stat st {};
+  if (stat((root.empty() ? resolved : root + resolved).c_str(), &st) != 0) return std::nullopt;
+  if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)) return std::nullopt;
+  if (resolved.rfind("/dev/nvidia", 0) == 0) return std::nullopt;
+  return "--also " + given + (resolved != abs ? " (" + resolved + ")" : "") + ": a " +
+         (S_ISCHR(st.st_mode) ? "character" : "block") +
+         " device that is not an NVIDIA one (/dev/nvidia*); covering it would take it away from CMD. --also is for "
+         "extra NVIDIA driver files";
+}
+
+}  // namespace
+
 Expected<HidePlan> plan_hide_driver(const HideDriverInputs& in, WarningSink& warnings) {
   const std::string root = strip_root(in.root);
   if (!is_dir(root.empty() ? "/" : root)) return Error(in.root + ": not a folder");
@@ -400,9 +436,14 @@ Expected<HidePlan> plan_hide_driver(const HideDriverInputs& in, WarningSink& war
     // root of the namespace is not what a bind mount does): refuse it
     // rather than report a plan the run cannot carry out.
     if (*r == "/" || r->empty()) return Error("--also " + a + ": cannot cover the root folder");
-    HideKind kind = is_dir(root + *r)                                                       ? HideKind::directory
+    if (auto why = refuse_also(root, a, p, *r)) return Error(*why);
+    struct stat st {};
+    bool nvidia_node = stat((root.empty() ? *r : root + *r).c_str(), &st) == 0 &&
+                       (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode));
+    HideKind kind = is_dir(root + *r)                                         ? HideKind::directory
+                    : nvidia_node                                             ? HideKind::device
                     : classify_soname(*r).kind == LibraryKind::nvidia_driver ? HideKind::library
-                                                                                            : HideKind::file;
+                                                                              : HideKind::file;
     c.add(kind, *r, "--also");
   }
 

@@ -68,6 +68,22 @@ expect_status 2 "--root needs --dry-run" "$CUWHEEL" run --hide-driver --root "$W
 expect_status 2 "bad --format" "$CUWHEEL" run --hide-driver --dry-run --format xml
 expect_status 2 "--also missing" "$CUWHEEL" run --hide-driver --also "$WORK/nope.so" --dry-run
 expect_output "--also missing" "$WORK/nope.so"
+# --also is for driver files: system devices and other device nodes are refused, with or without --dry-run.
+expect_status 2 "--also /dev/null" "$CUWHEEL" run --hide-driver --also /dev/null -- sh -c 'echo x >/dev/null'
+expect_output "--also /dev/null" "--also /dev/null: /dev/null is a system device every program may use"
+expect_status 2 "--also /dev/null dry run" "$CUWHEEL" run --hide-driver --also /dev/null --dry-run
+for dev in /dev/zero /dev/urandom /dev/random /dev/tty /dev; do
+  expect_status 2 "--also $dev" "$CUWHEEL" run --hide-driver --also "$dev" --dry-run
+  expect_output "--also $dev" "--also $dev: $dev is"
+done
+ln -s /dev/null "$WORK/sink"
+expect_status 2 "--also a link to /dev/null" "$CUWHEEL" run --hide-driver --also "$WORK/sink" --dry-run
+expect_output "--also a link to /dev/null" "/dev/null is a system device"
+other=$(for d in /dev/kmsg /dev/loop-control /dev/fuse /dev/mem; do [ -c "$d" ] && { echo "$d"; break; }; done)
+if [ -n "$other" ]; then
+  expect_status 2 "--also $other" "$CUWHEEL" run --hide-driver --also "$other" --dry-run
+  expect_output "--also $other" "a character device that is not an NVIDIA one (/dev/nvidia*)"
+fi
 
 # --- dry run ----------------------------------------------------------------
 LD_LIBRARY_PATH=$WORK/lib expect_status 0 "dry run json" "$CUWHEEL" run --hide-driver --dry-run --format json

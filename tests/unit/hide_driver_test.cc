@@ -467,6 +467,64 @@ TEST(PlanHideDriver, AlsoCoversMoreAndRefusesMissingPaths) {
   EXPECT_NE(bad.error().message().find("--also /no/such/libcuda.so.1"), std::string::npos);
 }
 
+// --also is for extra driver files: system devices and non-NVIDIA device
+// nodes are refused with the reason, NVIDIA device nodes are devices.
+TEST(PlanHideDriver, AlsoRefusesSystemDevices) {
+  TempTree t;
+  t.file("/dev/null");  // a regular file in the test tree: refused by its path
+  t.file("/dev/nvidiactl");
+  t.link("/opt/sink", "/dev/null");
+  t.file("/opt/driver/libcuda.so.1");
+  HideDriverInputs in;
+  in.root = t.root();
+  in.cwd = "/opt";
+  in.use_cache = false;
+  WarningSink w;
+  auto refused = [&](const std::string& also) {
+    in.also = {also};
+    auto p = plan_hide_driver(in, w);
+    return p ? std::string("(planned)") : p.error().message();
+  };
+  EXPECT_EQ(refused("/dev/null"),
+            "--also /dev/null: /dev/null is a system device every program may use; covering it would break CMD "
+            "(nothing could write to or read from it). --also is for extra NVIDIA driver files");
+  EXPECT_NE(refused("/opt/sink").find("--also /opt/sink: /dev/null is a system device"), std::string::npos);  // through a link
+  EXPECT_NE(refused("/dev").find("--also /dev: /dev is the device folder"), std::string::npos);
+  for (const char* p : {"/dev/zero", "/dev/urandom", "/dev/random", "/dev/tty"}) {
+    t.file(p);
+    EXPECT_NE(refused(p).find(std::string("--also ") + p + ": " + p + " is a system device"), std::string::npos) << p;
+  }
+  EXPECT_EQ(refused("/dev/nvidiactl"), "(planned)");
+  EXPECT_EQ(refused("driver/libcuda.so.1"), "(planned)");
+}
+
+// The same on the real tree, where /dev/null is a character device and any
+// other non-NVIDIA device node is refused by its type.
+TEST(PlanHideDriver, AlsoRefusesNonNvidiaDeviceNodes) {
+  struct stat st {};
+  if (stat("/dev/null", &st) != 0 || !S_ISCHR(st.st_mode)) GTEST_SKIP() << "/dev/null is not a character device here";
+  HideDriverInputs in;
+  in.use_cache = false;
+  in.cwd = "/";
+  WarningSink w;
+  in.also = {"/dev/null"};
+  auto null_plan = plan_hide_driver(in, w);
+  ASSERT_FALSE(null_plan);
+  EXPECT_NE(null_plan.error().message().find("/dev/null is a system device"), std::string::npos);
+  // A device node that is on no list: refused because of what it is.
+  for (const char* dev : {"/dev/loop-control", "/dev/mem", "/dev/kmsg", "/dev/fuse", "/dev/net/tun"}) {
+    if (stat(dev, &st) != 0 || (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode))) continue;
+    in.also = {dev};
+    auto p = plan_hide_driver(in, w);
+    ASSERT_FALSE(p) << dev;
+    EXPECT_EQ(p.error().message(), std::string("--also ") + dev + ": a " + (S_ISCHR(st.st_mode) ? "character" : "block") +
+                                       " device that is not an NVIDIA one (/dev/nvidia*); covering it would take it away "
+                                       "from CMD. --also is for extra NVIDIA driver files");
+    return;
+  }
+  GTEST_SKIP() << "no other device node to try";
+}
+
 TEST(PlanHideDriver, RootMustBeAFolder) {
   HideDriverInputs in;
   in.root = "/no/such/root/for/cuwheel";
