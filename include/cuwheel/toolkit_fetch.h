@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cuwheel/expected.h"
@@ -41,6 +42,32 @@ struct FileOutcome {
 /// "downloaded", "reused", "verified", "rejected", "unavailable".
 const char* to_string(FileOutcome::Status s);
 
+/// One disagreement between a folder's SHA256SUMS and the lock.
+struct SumsProblem {
+  size_t line = 0;      ///< 1-based line of SHA256SUMS; 0 for a locked file it does not list
+  std::string file;     ///< the file name the line names ("" when the line cannot be parsed)
+  std::string message;  ///< "DIR/SHA256SUMS:3: ..." (names the path, the line and the file)
+};
+
+/// What verify found in DIR/SHA256SUMS, the list download writes (and
+/// extract reads).
+struct SumsCheck {
+  bool present = false;               ///< DIR/SHA256SUMS exists
+  size_t lines = 0;                   ///< lines read (the last newline ends a line, it starts none)
+  std::vector<SumsProblem> problems;  ///< in line order, then the locked files it does not list
+};
+
+/// Checks sha256sum(1) text (`text`, read from `path`, used in messages)
+/// against the lock: each line must be "<64 hex digits><space><space or
+/// '*'><name>" (GNU coreutils sha256sum, text or binary mode; the digest
+/// in either case), name a file of the lock (its local_name) once, and give
+/// that file's pinned SHA-256; and every locked file must be listed. A line
+/// that cannot be parsed (including an empty line, a name with a '/', a
+/// backslash-escaped name), a digest that differs from the pin, a name the
+/// lock does not have, a name listed twice and a locked file not listed are
+/// each one SumsProblem. Never fails.
+SumsCheck check_sums(std::string_view text, const std::string& path, const LockedToolkit& tk);
+
 /// The result of download or verify.
 struct FetchReport {
   std::string toolkit;               ///< lock key ("cu12")
@@ -51,10 +78,15 @@ struct FetchReport {
   /// Why the repository key was refused (its fingerprint is not the pinned
   /// one, or it is not a key); no file is checked then and ok() is false.
   std::string key_rejected;
+  /// verify: DIR/SHA256SUMS against the lock (present == false when the
+  /// folder has none; download leaves it unset).
+  SumsCheck sums;
 
-  /// True when every file was downloaded, reused or verified.
+  /// True when every file was downloaded, reused or verified and
+  /// SHA256SUMS, when present, agrees with the lock.
   bool ok() const;
-  /// True when the key or some file was rejected (a verification said no).
+  /// True when the key, some file or a SHA256SUMS line was rejected (a
+  /// verification said no).
   bool any_rejected() const;
 };
 
@@ -85,13 +117,17 @@ Expected<FetchReport> download_toolkit(const LockedToolkit& tk, const std::strin
                                        bool signatures = true, const FetchProgress& progress = {});
 
 /// `cuwheel toolkit verify`: the checks of download, offline, on `dir`.
-/// Sizes and SHA-256 always; with `signatures`, the key is read from
+/// When dir/SHA256SUMS exists (download writes it, extract trusts it), it
+/// must agree with the lock line by line (check_sums; report.sums), since
+/// extract unpacks what that file lists. Sizes and SHA-256 always; with
+/// `signatures`, the key is read from
 /// dir/<last component of key_url> (as download stored it), must have the
 /// pinned fingerprint, and every header signature and payload digest is
 /// checked; a stored key that is not the pinned one is reported in
 /// `key_rejected`. Errors (the whole run stops): `dir` is not a folder,
-/// `signatures` requested but the lock pins no fingerprint, the stored key
-/// cannot be read.
+/// dir/SHA256SUMS exists but cannot be read (a folder, no permission, over
+/// 16 MiB), `signatures` requested but the lock pins no fingerprint, the
+/// stored key cannot be read.
 Expected<FetchReport> verify_toolkit(const LockedToolkit& tk, const std::string& dir, bool signatures);
 
 /// What extract_toolkit did.

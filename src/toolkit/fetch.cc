@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cctype>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <system_error>
 
@@ -139,14 +141,14 @@ const char* to_string(FileOutcome::Status s) {
 }
 
 bool FetchReport::ok() const {
-  if (!key_rejected.empty()) return false;
+  if (!key_rejected.empty() || !sums.problems.empty()) return false;
   for (const auto& f : files)
     if (f.status == FileOutcome::Status::rejected || f.status == FileOutcome::Status::unavailable) return false;
   return true;
 }
 
 bool FetchReport::any_rejected() const {
-  if (!key_rejected.empty()) return true;
+  if (!key_rejected.empty() || !sums.problems.empty()) return true;
   for (const auto& f : files)
     if (f.status == FileOutcome::Status::rejected) return true;
   return false;
@@ -260,10 +262,72 @@ Expected<FetchReport> download_toolkit(const LockedToolkit& tk, const std::strin
   return report;
 }
 
+SumsCheck check_sums(std::string_view text, const std::string& path, const LockedToolkit& tk) {
+  SumsCheck out;
+  out.present = true;
+  // The lock's names and digests; a lock entry without a usable name is
+  // reported by verify itself, not here.
+  std::map<std::string, std::string> pinned;
+  for (const auto& r : tk.rpms)
+    if (auto name = local_name(r)) pinned.emplace(*name, lower(r.sha256));
+  std::map<std::string, size_t> listed;  // name -> first line
+  auto problem = [&](size_t line, std::string file, const std::string& what) {
+    std::string where = path + ":" + std::to_string(line) + ": ";
+    out.problems.push_back({line, std::move(file), where + what});
+  };
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    start = nl == std::string_view::npos ? text.size() : nl + 1;
+    size_t n = ++out.lines;
+    // GNU sha256sum: "<digest> <' ' or '*'><name>"; a line starting with
+    // '\\' carries an escaped name, which download never writes.
+    bool ok = line.size() > 66 && line[64] == ' ' && (line[65] == ' ' || line[65] == '*');
+    for (size_t i = 0; ok && i < 64; ++i) ok = std::isxdigit(static_cast<unsigned char>(line[i])) != 0;
+    std::string name = ok ? std::string(line.substr(66)) : "";
+    if (!ok || name.find('/') != std::string::npos || name == "." || name == ".." ||
+        name.find('\r') != std::string::npos || name.find('\0') != std::string::npos) {
+      std::string shown(line.substr(0, 80));
+      for (char& c : shown)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+      problem(n, "", "not a sha256sum line (\"<64 hex digits>  <file name>\"): \"" + shown +
+                         (line.size() > 80 ? "..." : "") + "\"");
+      continue;
+    }
+    std::string sha = lower(std::string(line.substr(0, 64)));
+    auto [first, inserted] = listed.emplace(name, n);
+    if (!inserted) {
+      problem(n, name, name + " is listed twice (first on line " + std::to_string(first->second) + ")");
+      continue;
+    }
+    auto pin = pinned.find(name);
+    if (pin == pinned.end()) {
+      problem(n, name, name + " is listed but is not a file of the lock for " + tk.name);
+      continue;
+    }
+    if (sha != pin->second) problem(n, name, name + ": sha256 " + sha + ", the lock pins " + pin->second);
+  }
+  for (const auto& r : tk.rpms) {
+    auto name = local_name(r);
+    if (name && !listed.count(*name))
+      out.problems.push_back({0, *name, path + ": does not list " + *name + ", a file of the lock for " + tk.name});
+  }
+  return out;
+}
+
 Expected<FetchReport> verify_toolkit(const LockedToolkit& tk, const std::string& dir, bool signatures) {
   FetchReport report;
   report.toolkit = tk.name;
   if (!fs::is_directory(dir)) return Error(dir + ": not a folder");
+  // SHA256SUMS is what extract unpacks: when present it must say what the
+  // lock says, whatever the files themselves hold.
+  const std::string sums_path = dir + "/SHA256SUMS";
+  if (exists(sums_path)) {
+    auto text = read_whole_file(sums_path, size_t{16} << 20);
+    if (!text) return text.error();
+    report.sums = check_sums(*text, sums_path, tk);
+  }
   std::optional<rpm::SignatureVerifier> verifier;
   if (signatures) {
     if (tk.key_fingerprint.empty())

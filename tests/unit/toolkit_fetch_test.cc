@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -338,6 +339,80 @@ TEST_F(ToolkitFetch, VerifyReportsEachFile) {
   ASSERT_FALSE(nokey);
   EXPECT_NE(nokey.error().message().find(d + "/D42D0685.pub"), std::string::npos);
   EXPECT_FALSE(verify_toolkit(tk, d + "/none", false));
+}
+
+// An existing DIR/SHA256SUMS (what extract unpacks) must say what the lock
+// says, line by line; without one the files are checked as before.
+TEST_F(ToolkitFetch, VerifyChecksAnExistingSha256Sums) {
+  std::string d = dir_ + "/dl";
+  fs::create_directories(d);
+  LockedToolkit tk = lock_for(dir_, {{"aa", "aa-bytes"}, {"bb", "bb-bytes"}});
+  spit(d + "/aa.rpm", "aa-bytes");
+  spit(d + "/bb.rpm", "bb-bytes");
+  const std::string aa = sha_hex("aa-bytes"), bb = sha_hex("bb-bytes"), sums = d + "/SHA256SUMS";
+
+  auto none = verify_toolkit(tk, d, false);
+  ASSERT_TRUE(none) << none.error().message();
+  EXPECT_FALSE(none->sums.present);
+  EXPECT_TRUE(none->ok());
+
+  // What download writes; the digest in upper case and binary mode ('*') are sha256sum's too.
+  spit(sums, aa + "  aa.rpm\n" + bb + "  bb.rpm\n");
+  auto good = verify_toolkit(tk, d, false);
+  ASSERT_TRUE(good);
+  EXPECT_TRUE(good->sums.present);
+  EXPECT_EQ(good->sums.lines, 2u);
+  EXPECT_TRUE(good->sums.problems.empty());
+  EXPECT_TRUE(good->ok());
+  std::string upper = bb;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_TRUE(check_sums(aa + " *aa.rpm\n" + upper + "  bb.rpm", sums, tk).problems.empty());
+
+  // A digest that differs from the pin: a rejection naming the line and the file, though the files are right.
+  spit(sums, aa + "  aa.rpm\n" + sha_hex("other") + "  bb.rpm\n");
+  auto bad = verify_toolkit(tk, d, false);
+  ASSERT_TRUE(bad);
+  ASSERT_EQ(bad->sums.problems.size(), 1u);
+  EXPECT_EQ(bad->sums.problems[0].line, 2u);
+  EXPECT_EQ(bad->sums.problems[0].file, "bb.rpm");
+  EXPECT_EQ(bad->sums.problems[0].message, sums + ":2: bb.rpm: sha256 " + sha_hex("other") + ", the lock pins " + bb);
+  EXPECT_EQ(bad->files[1].status, FileOutcome::Status::verified);
+  EXPECT_FALSE(bad->ok());
+  EXPECT_TRUE(bad->any_rejected());
+
+  // A file the lock does not have, a name twice, an unparsable line, a locked file not listed.
+  auto many = check_sums(aa + "  aa.rpm\n" + aa + "  aa.rpm\n" + bb + "  cc.rpm\nnot a line\n\n" + bb + "  ../bb.rpm\n",
+                         sums, tk);
+  EXPECT_EQ(many.lines, 6u);
+  ASSERT_EQ(many.problems.size(), 6u);
+  EXPECT_EQ(many.problems[0].message, sums + ":2: aa.rpm is listed twice (first on line 1)");
+  EXPECT_EQ(many.problems[1].message, sums + ":3: cc.rpm is listed but is not a file of the lock for cu12");
+  EXPECT_EQ(many.problems[2].message,
+            sums + ":4: not a sha256sum line (\"<64 hex digits>  <file name>\"): \"not a line\"");
+  EXPECT_EQ(many.problems[2].file, "");
+  EXPECT_EQ(many.problems[3].line, 5u);  // an empty line
+  EXPECT_EQ(many.problems[4].line, 6u);  // a name with a '/'
+  EXPECT_EQ(many.problems[5].line, 0u);
+  EXPECT_EQ(many.problems[5].message, sums + ": does not list bb.rpm, a file of the lock for cu12");
+  // Control characters are not echoed.
+  auto ctl = check_sums(std::string("\x1b[31mx\r\n"), sums, tk);
+  ASSERT_FALSE(ctl.problems.empty());
+  EXPECT_EQ(ctl.problems[0].message.find('\x1b'), std::string::npos);
+  EXPECT_EQ(check_sums(aa + "  aa.rpm\r\n" + bb + "  bb.rpm\n", sums, tk).problems.size(), 2u);  // CRLF: not parsed, aa unlisted
+
+  // An empty SHA256SUMS lists nothing: every locked file is missing from it.
+  spit(sums, "");
+  auto empty = verify_toolkit(tk, d, false);
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(empty->sums.problems.size(), 2u);
+  EXPECT_FALSE(empty->ok());
+
+  // A SHA256SUMS that cannot be read stops the run, naming it.
+  fs::remove(sums);
+  fs::create_directories(sums);
+  auto unreadable = verify_toolkit(tk, d, false);
+  ASSERT_FALSE(unreadable);
+  EXPECT_NE(unreadable.error().message().find(sums), std::string::npos);
 }
 
 TEST(ToolkitLocalName, LastComponentOfLocation) {

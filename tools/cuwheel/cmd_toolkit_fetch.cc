@@ -96,12 +96,27 @@ json report_json(const std::string& command, const tk::FetchReport& r, const std
   return doc;
 }
 
+// verify: what DIR/SHA256SUMS said (null when the folder has none).
+json sums_json(const tk::SumsCheck& s) {
+  if (!s.present) return json(nullptr);
+  json problems = json::array();
+  for (const auto& p : s.problems)
+    problems.push_back({{"line", p.line == 0 ? json(nullptr) : json(p.line)},
+                        {"file", p.file.empty() ? json(nullptr) : json(p.file)},
+                        {"message", p.message}});
+  return json{{"lines", s.lines}, {"agrees", s.problems.empty()}, {"problems", problems}};
+}
+
 // Prints a download/verify report and returns the exit status.
-int finish_fetch(const std::string& command, const tk::FetchReport& r, const std::string& folder) {
+int finish_fetch(const std::string& command, const tk::FetchReport& r, const std::string& folder,
+                 bool verify = false) {
   if (g.format == "json") {
-    print_json(report_json(command, r, folder));
+    json doc = report_json(command, r, folder);
+    if (verify) doc["sha256sums"] = sums_json(r.sums);
+    print_json(doc);
   } else {
     if (!r.key_rejected.empty()) print_error(command, r.key_rejected);
+    for (const auto& p : r.sums.problems) print_error(command, p.message);
     size_t good = 0;
     for (const auto& f : r.files) {
       bool ok = f.status != tk::FileOutcome::Status::rejected && f.status != tk::FileOutcome::Status::unavailable;
@@ -120,6 +135,15 @@ int finish_fetch(const std::string& command, const tk::FetchReport& r, const std
       if (!r.key_fingerprint.empty()) std::cout << ", signed by " << r.key_fingerprint;
       if (r.sums_written) std::cout << "; wrote " << folder << "/SHA256SUMS";
       std::cout << "\n";
+    }
+    if (verify) {
+      if (!r.sums.present)
+        std::cout << "no " << folder << "/SHA256SUMS: the files were checked against the lock only\n";
+      else if (r.sums.problems.empty())
+        std::cout << folder << "/SHA256SUMS agrees with the lock (" << r.sums.lines << " lines)\n";
+      else
+        std::cout << folder << "/SHA256SUMS disagrees with the lock: " << r.sums.problems.size() << " problem"
+                  << (r.sums.problems.size() == 1 ? "" : "s") << "\n";
     }
   }
   if (r.ok()) return kExitOk;
@@ -151,7 +175,7 @@ int run_verify() {
     print_error(where, r.error().message());
     return kExitUnreadable;
   }
-  return finish_fetch(where, *r, g.dir);
+  return finish_fetch(where, *r, g.dir, /*verify=*/true);
 }
 
 int run_extract() {
