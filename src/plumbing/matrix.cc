@@ -149,34 +149,118 @@ nlohmann::ordered_json Result::matrix() const {
   return m;
 }
 
+namespace {
+
+// A SAX pass over generator output before the DOM parse. It finds a parse
+// error (with its byte offset) and a key repeated within one object: RFC
+// 8259 section 4 says the names in an object SHOULD be unique and leaves a
+// repeated one to the reader (nlohmann-json and Python's json module keep
+// the last value, other readers the first or refuse), so a generator that
+// writes "desired_cuda" twice has a bug whose outcome depends on the reader.
+class RowChecker : public nlohmann::json_sax<Row> {
+ public:
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override {
+    value();
+    stack_.push_back(Frame{true, {}, {}, 0});
+    return true;
+  }
+  bool key(string_t& k) override {
+    Frame& f = stack_.back();
+    if (!f.keys.insert(k).second && !duplicate_) {
+      // Kept until the end: whether the top level is one row or the
+      // {"include": [...]} wrapper is known only once it is read whole.
+      duplicate_ = k;
+      for (const Frame& g : stack_) dup_path_.push_back(g.object ? PathStep{g.key, 0, false} : PathStep{{}, g.count - 1, true});
+      dup_path_.pop_back();  // the object holding the key itself
+    }
+    f.key = k;
+    return true;
+  }
+  bool end_object() override {
+    if (stack_.size() == 1) top_has_include_ = stack_[0].keys.count("include") > 0;
+    stack_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    value();
+    stack_.push_back(Frame{false, {}, {}, 0});
+    return true;
+  }
+  bool end_array() override {
+    stack_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& ex) override {
+    parse_error_ = "not JSON (byte " + std::to_string(pos) + ": " + ex.what() + ")";
+    return false;
+  }
+
+  /// "" when the text is JSON without a repeated key.
+  std::string error() const {
+    if (!parse_error_.empty()) return parse_error_;
+    if (!duplicate_) return "";
+    // Where the row starts in the path: [N] for a list, include [N] for the
+    // wrapper, nothing for one row object.
+    std::string where;
+    size_t rest = 0;
+    if (!dup_path_.empty() && dup_path_[0].index) {
+      where = "row " + std::to_string(dup_path_[0].n);
+      rest = 1;
+    } else if (dup_path_.size() >= 2 && dup_path_[0].key == "include" && dup_path_[1].index && top_has_include_) {
+      where = "row " + std::to_string(dup_path_[1].n);
+      rest = 2;
+    } else if (!top_has_include_) {
+      where = "the row";
+    } else {
+      where = "the top level";
+    }
+    std::string inside;
+    for (size_t i = rest; i < dup_path_.size(); ++i)
+      inside += dup_path_[i].index ? "[" + std::to_string(dup_path_[i].n) + "]" : (inside.empty() ? "" : ".") + dup_path_[i].key;
+    return where + ": duplicate key \"" + *duplicate_ + "\"" + (inside.empty() ? "" : " in " + inside) +
+           " (a generator bug: JSON readers disagree on which value wins)";
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;  // object: the keys seen so far
+    std::string key;             // object: the key of the value being read
+    size_t count;                // array: values started so far
+  };
+  struct PathStep {
+    std::string key;
+    size_t n;
+    bool index;
+  };
+  std::vector<Frame> stack_;
+  std::optional<std::string> duplicate_;
+  std::vector<PathStep> dup_path_;
+  bool top_has_include_ = false;
+  std::string parse_error_;
+
+  bool value() {
+    if (!stack_.empty() && !stack_.back().object) ++stack_.back().count;
+    return true;
+  }
+};
+
+}  // namespace
+
 Expected<std::vector<Row>> parse_rows(std::string_view text, const std::string& name, bool* single_row) {
   if (single_row) *single_row = false;
+  RowChecker check;
+  Row::sax_parse(text.begin(), text.end(), &check, nlohmann::detail::input_format_t::json, true, false);
+  if (std::string e = check.error(); !e.empty()) return Error(name + ": " + e);
   auto j = Row::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded()) {
-    // Re-parse with a handler-free throwing parse would cross no boundary, but
-    // we want the position: count up to the failure with sax.
-    struct Pos : nlohmann::json_sax<Row> {
-      std::string msg;
-      bool null() override { return true; }
-      bool boolean(bool) override { return true; }
-      bool number_integer(number_integer_t) override { return true; }
-      bool number_unsigned(number_unsigned_t) override { return true; }
-      bool number_float(number_float_t, const string_t&) override { return true; }
-      bool string(string_t&) override { return true; }
-      bool binary(binary_t&) override { return true; }
-      bool start_object(std::size_t) override { return true; }
-      bool key(string_t&) override { return true; }
-      bool end_object() override { return true; }
-      bool start_array(std::size_t) override { return true; }
-      bool end_array() override { return true; }
-      bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& ex) override {
-        msg = "byte " + std::to_string(pos) + ": " + ex.what();
-        return false;
-      }
-    } sax;
-    Row::sax_parse(text.begin(), text.end(), &sax, nlohmann::detail::input_format_t::json, true, false);
-    return Error(name + ": not JSON (" + (sax.msg.empty() ? std::string("parse error") : sax.msg) + ")");
-  }
+  if (j.is_discarded()) return Error(name + ": not JSON");  // the SAX pass has already said where
   const Row* list = nullptr;
   std::vector<Row> rows;
   if (j.is_array()) {

@@ -138,6 +138,18 @@ printf '[1, 2]' >"$WORK/ints.json"
 run matrix "${P[@]}" "$WORK/ints.json"
 expect_rc 2 "rows not objects"
 expect_err "row 0 is not an object" "row index"
+# A key written twice in one row: the file, the row and the key are named.
+printf '[{"desired_cuda": "cu130", "python_version": "3.12"},\n {"desired_cuda": "cu130", "gpu_arch_type": "cuda", "gpu_arch_version": "13.0", "python_version": "3.12", "desired_cuda": "cpu"}]\n' >"$WORK/dup.json"
+run matrix "${P[@]}" "$WORK/dup.json"
+expect_rc 2 "duplicate key"
+expect_err "dup.json: row 1: duplicate key \"desired_cuda\"" "duplicate key named with its row"
+[ ! -s "$WORK/out" ] && ok || bad "no matrix on stdout for a duplicate key"
+run matrix "${P[@]}" --format json "$WORK/dup.json"
+expect_rc 2 "duplicate key (json)"
+printf '[matrix]\npython = ["3.12"]\ntrains = { x86_64 = ["cu130"] }\npython = ["3.13"]\n' >"$WORK/dup.toml"
+run matrix --policy "$WORK/dup.toml" "$FIX/generator-linux.json"
+expect_rc 2 "duplicate policy key"
+expect_err "dup.toml:4:" "duplicate policy key names its line"
 run matrix "$FIX/generator-linux.json" --python 3.12
 expect_rc 2 "no trains"
 run matrix "${P[@]}" "$FIX/generator-linux.json" --format yaml

@@ -257,6 +257,46 @@ TEST(MatrixRows, Shapes) {
   EXPECT_FALSE(parse_rows("42", "m.json"));
 }
 
+// A key written twice in one object is a generator bug, not "last one wins".
+TEST(MatrixRows, DuplicateKeyIsAnInputError) {
+  auto msg = [](const std::string& text) {
+    auto r = parse_rows(text, "m.json");
+    return r ? std::string("(ok)") : r.error().message();
+  };
+  const std::string kDup = " (a generator bug: JSON readers disagree on which value wins)";
+  EXPECT_EQ(msg(R"([{"desired_cuda":"cu126"},{"desired_cuda":"cu126","python_version":"3.12","desired_cuda":"cpu"}])"),
+            "m.json: row 1: duplicate key \"desired_cuda\"" + kDup);
+  EXPECT_EQ(msg(R"({"include":[{"a":1},{"a":1},{"a":1,"a":2}]})"), "m.json: row 2: duplicate key \"a\"" + kDup);
+  EXPECT_EQ(msg(R"({"desired_cuda":"cu126","desired_cuda":"cpu"})"), "m.json: the row: duplicate key \"desired_cuda\"" + kDup);
+  EXPECT_EQ(msg(R"({"include":[],"include":[{"a":1}]})"), "m.json: the top level: duplicate key \"include\"" + kDup);
+  // Below the row's level: the path inside the row is named.
+  EXPECT_EQ(msg(R"([{"installation":{"pip":"x","pip":"y"}}])"),
+            "m.json: row 0: duplicate key \"pip\" in installation" + kDup);
+  EXPECT_EQ(msg(R"([{"env":[{"k":1},{"k":1,"k":2}]}])"), "m.json: row 0: duplicate key \"k\" in env[1]" + kDup);
+  // The first duplicate is reported; a parse error after it still wins (the text is not JSON at all).
+  EXPECT_NE(msg(R"([{"a":1,"a":2}, {)").find("m.json: not JSON (byte "), std::string::npos);
+  // The same key in two rows, or in a row and a nested object, is fine.
+  EXPECT_EQ(msg(R"([{"a":1,"b":{"a":2}},{"a":1}])"), "(ok)");
+  EXPECT_EQ(msg(R"({"include":[{"include":1}]})"), "(ok)");
+}
+
+// The matrix policy is TOML: toml++ refuses a key defined twice (TOML 1.0
+// "Keys": defining a key multiple times is invalid), with its line.
+TEST(MatrixPolicy, DuplicateKeyIsRefused) {
+  auto p = parse_policy("[matrix]\ncpu = true\npython = [\"3.12\"]\ncpu = false\n", "cuwheel.toml");
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().message().substr(0, 15), "cuwheel.toml:4:") << p.error().message();
+  EXPECT_NE(p.error().message().find("cpu"), std::string::npos) << p.error().message();
+  auto t = parse_policy("[matrix]\ntrains = { x86_64 = [\"cu126\"], x86_64 = [\"cu130\"] }\npython = [\"3.12\"]\n",
+                        "cuwheel.toml");
+  ASSERT_FALSE(t);
+  EXPECT_EQ(t.error().message().substr(0, 15), "cuwheel.toml:2:") << t.error().message();
+  auto h = parse_policy("[matrix]\ncpu = true\n[matrix]\ncpu = false\n", "cuwheel.toml");
+  ASSERT_FALSE(h);
+  EXPECT_EQ(h.error().message().substr(0, 15), "cuwheel.toml:3:") << h.error().message();
+  EXPECT_TRUE(parse_policy("[matrix]\ncpu = true\npython = [\"3.12\"]\n", "cuwheel.toml"));
+}
+
 TEST(MatrixFields, Renames) {
   FieldNames f;
   ASSERT_TRUE(f.set("desired_cuda=cuda_version"));
