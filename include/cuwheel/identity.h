@@ -63,6 +63,19 @@ Expected<ToolkitVersion> parse_nvcc_version(std::string_view text);
 /// not a value of that form.
 Expected<ToolkitVersion> parse_version_header(std::string_view text, std::string_view name);
 
+/// Runs `nvcc --version` (no shell; stdin /dev/null) and parses its banner
+/// with parse_nvcc_version. `nvcc` is the executable's path; the child is
+/// killed after `timeout_ms` milliseconds and at most 64 KiB of its output
+/// is read. The result's `source` is "NVCC --version". Errors name the
+/// path: it cannot be run, it timed out, it exited non-zero or was killed
+/// (with its first output line), or its output has no release line.
+Expected<ToolkitVersion> read_nvcc_version(const std::string& nvcc, int timeout_ms);
+
+/// Reads the header at `path` (at most 16 MiB) and parses it with
+/// parse_version_header(text, macro). The result's `source` is `path`.
+/// Errors name the path: unreadable, or the parse error.
+Expected<ToolkitVersion> read_version_header(const std::string& path, std::string_view macro);
+
 /// Where to look for a toolkit, in this order:
 ///  1. `prefix` if set (--toolkit), else `cuda_home` (CUDA_HOME), else
 ///     `cuda_path` (CUDA_PATH): PREFIX/bin/nvcc --version if it is an

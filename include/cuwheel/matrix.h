@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cuwheel/expected.h"
+#include "cuwheel/identity.h"
 
 namespace cuwheel::matrix {
 
@@ -138,23 +139,28 @@ std::string find_policy_file(const std::string& start);
 /// that is not an object (with its index). `name` prefixes messages.
 Expected<std::vector<Row>> parse_rows(std::string_view text, const std::string& name, bool* single_row = nullptr);
 
-/// The CUDA toolkit a build uses, from nvcc or cuda.h.
-struct ToolkitVersion {
-  unsigned major = 0;
-  unsigned minor = 0;
-  std::string source;  ///< where it was read: ".../include/cuda.h", ".../bin/nvcc --version"
-};
+/// The CUDA toolkit a build uses, from nvcc or cuda.h: identity's type
+/// (include/cuwheel/identity.h), so both commands read a toolkit the same
+/// way and accept and refuse the same text.
+using ToolkitVersion = identity::ToolkitVersion;
 
-/// Reads `#define CUDA_VERSION 12080` (1000 * major + 10 * minor; cuda.h).
-/// Errors: no such definition.
-Expected<ToolkitVersion> parse_cuda_h(std::string_view text);
-/// Reads "Cuda compilation tools, release 12.8, V12.8.93" (nvcc --version).
-/// Errors: no release line.
-Expected<ToolkitVersion> parse_nvcc_version(std::string_view text);
-/// `path` is a toolkit folder (include/cuda.h is read, else bin/nvcc
-/// --version is run), a cuda.h file, or an nvcc executable. Errors name the
-/// path: nothing usable there, unreadable, no version in it.
-Expected<ToolkitVersion> detect_toolkit(const std::string& path);
+/// Reads `#define CUDA_VERSION 12080` (cuda.h: major*1000 + minor*10), as
+/// identity::parse_version_header(text, "CUDA_VERSION"). Errors: no such
+/// definition, not a number, not of that form (`0`, `12085`).
+inline Expected<ToolkitVersion> parse_cuda_h(std::string_view text) {
+  return identity::parse_version_header(text, "CUDA_VERSION");
+}
+/// Reads "Cuda compilation tools, release 12.8, V12.8.93" (nvcc --version),
+/// as identity::parse_nvcc_version.
+using identity::parse_nvcc_version;
+
+/// `path` is a toolkit folder (its include/cuda.h is read, else its
+/// bin/nvcc --version is run), a cuda.h file (a name ending in ".h"), or an
+/// nvcc executable; the readers are identity::read_version_header and
+/// identity::read_nvcc_version (nvcc is killed after `nvcc_timeout_ms`).
+/// Errors name the path: nothing usable there, unreadable, no version in
+/// it, nvcc failed or timed out.
+Expected<ToolkitVersion> detect_toolkit(const std::string& path, int nvcc_timeout_ms = 30000);
 
 /// One guard that fired.
 struct Finding {

@@ -120,7 +120,9 @@ Expected<std::string> run_nvcc_version(const std::string& nvcc, int timeout_ms) 
   return out;
 }
 
-Expected<ToolkitVersion> from_nvcc(const std::string& nvcc, int timeout_ms) {
+}  // namespace
+
+Expected<ToolkitVersion> read_nvcc_version(const std::string& nvcc, int timeout_ms) {
   auto out = run_nvcc_version(nvcc, timeout_ms);
   if (!out) return out.error();
   auto v = parse_nvcc_version(*out);
@@ -129,7 +131,7 @@ Expected<ToolkitVersion> from_nvcc(const std::string& nvcc, int timeout_ms) {
   return v;
 }
 
-Expected<ToolkitVersion> from_header(const std::string& path, std::string_view macro) {
+Expected<ToolkitVersion> read_version_header(const std::string& path, std::string_view macro) {
   auto text = read_whole_file(path, size_t{16} << 20);
   if (!text) return text.error();
   auto v = parse_version_header(*text, macro);
@@ -138,15 +140,17 @@ Expected<ToolkitVersion> from_header(const std::string& path, std::string_view m
   return v;
 }
 
+namespace {
+
 Expected<ToolkitVersion> from_prefix(const std::string& prefix, const std::string& named_by, int timeout_ms) {
   std::string base = prefix;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
   std::string nvcc = base + "/bin/nvcc";
-  if (is_executable_file(nvcc)) return from_nvcc(nvcc, timeout_ms);
+  if (is_executable_file(nvcc)) return read_nvcc_version(nvcc, timeout_ms);
   std::string cuda_h = base + "/include/cuda.h";
-  if (is_regular_file(cuda_h)) return from_header(cuda_h, "CUDA_VERSION");
+  if (is_regular_file(cuda_h)) return read_version_header(cuda_h, "CUDA_VERSION");
   std::string rt_h = base + "/include/cuda_runtime_api.h";
-  if (is_regular_file(rt_h)) return from_header(rt_h, "CUDART_VERSION");
+  if (is_regular_file(rt_h)) return read_version_header(rt_h, "CUDART_VERSION");
   return Error(named_by + " " + prefix + ": no CUDA toolkit there (looked for bin/nvcc, include/cuda.h, include/cuda_runtime_api.h)");
 }
 
@@ -232,7 +236,7 @@ Expected<ToolkitVersion> detect_toolkit(const ToolkitQuery& q) {
     if (dir.empty()) dir = ".";  // POSIX: an empty PATH entry is the current folder
     std::string nvcc = dir + "/nvcc";
     if (is_executable_file(nvcc)) {
-      auto v = from_nvcc(nvcc, q.nvcc_timeout_ms);
+      auto v = read_nvcc_version(nvcc, q.nvcc_timeout_ms);
       if (v) v->source = nvcc + " --version (PATH)";
       return v;
     }

@@ -3,7 +3,6 @@
 
 #include <fnmatch.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -285,114 +284,20 @@ Expected<std::vector<Row>> parse_rows(std::string_view text, const std::string& 
   return rows;
 }
 
-Expected<ToolkitVersion> parse_cuda_h(std::string_view text) {
-  size_t pos = 0;
-  while ((pos = text.find("#define", pos)) != std::string_view::npos) {
-    size_t i = pos + 7;
-    pos = i;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    if (text.substr(i, 13) != "CUDA_VERSION ") {
-      if (text.substr(i, 13) != "CUDA_VERSION\t") continue;
-    }
-    i += 13;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    size_t j = i;
-    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
-    if (j == i || j - i > 7) continue;
-    unsigned long v = std::stoul(std::string(text.substr(i, j - i)));
-    ToolkitVersion t;
-    t.major = static_cast<unsigned>(v / 1000);
-    t.minor = static_cast<unsigned>((v % 1000) / 10);
-    return t;
-  }
-  return Error("no #define CUDA_VERSION in it");
-}
-
-Expected<ToolkitVersion> parse_nvcc_version(std::string_view text) {
-  size_t pos = text.find("release ");
-  while (pos != std::string_view::npos) {
-    size_t i = pos + 8, j = i;
-    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
-    if (j > i && j - i <= 3 && j < text.size() && text[j] == '.') {
-      size_t k = j + 1;
-      while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k]))) ++k;
-      if (k > j + 1 && k - j <= 4) {
-        ToolkitVersion t;
-        t.major = static_cast<unsigned>(std::stoul(std::string(text.substr(i, j - i))));
-        t.minor = static_cast<unsigned>(std::stoul(std::string(text.substr(j + 1, k - j - 1))));
-        return t;
-      }
-    }
-    pos = text.find("release ", pos + 1);
-  }
-  return Error("no \"release X.Y\" in the nvcc --version output");
-}
-
-namespace {
-
-// Runs `exe --version` without a shell; stdout and stderr, up to 64 KiB.
-Expected<std::string> run_version(const std::string& exe) {
-  int fds[2];
-  if (pipe(fds) != 0) return Error(exe + ": pipe failed");
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return Error(exe + ": fork failed");
-  }
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    close(fds[1]);
-    execl(exe.c_str(), exe.c_str(), "--version", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(fds[1]);
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0)
-    if (out.size() < (size_t{64} << 10)) out.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return Error(exe + " --version failed (exit status " +
-                 std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)) + ")");
-  return out;
-}
-
-}  // namespace
-
-Expected<ToolkitVersion> detect_toolkit(const std::string& path) {
+Expected<ToolkitVersion> detect_toolkit(const std::string& path, int nvcc_timeout_ms) {
   std::error_code ec;
-  auto from_header = [](const std::string& h) -> Expected<ToolkitVersion> {
-    auto text = read_whole_file(h, size_t{16} << 20);
-    if (!text) return text.error();
-    auto v = parse_cuda_h(*text);
-    if (!v) return v.error().context(h);
-    v->source = h;
-    return v;
-  };
-  auto from_nvcc = [](const std::string& exe) -> Expected<ToolkitVersion> {
-    auto out = run_version(exe);
-    if (!out) return out.error();
-    auto v = parse_nvcc_version(*out);
-    if (!v) return v.error().context(exe);
-    v->source = exe + " --version";
-    return v;
-  };
   if (fs::is_directory(path, ec)) {
     fs::path h = fs::path(path) / "include" / "cuda.h";
-    if (fs::is_regular_file(h, ec)) return from_header(h.string());
+    if (fs::is_regular_file(h, ec)) return identity::read_version_header(h.string(), "CUDA_VERSION");
     fs::path nvcc = fs::path(path) / "bin" / "nvcc";
-    if (fs::is_regular_file(nvcc, ec) && access(nvcc.c_str(), X_OK) == 0) return from_nvcc(nvcc.string());
+    if (fs::is_regular_file(nvcc, ec) && access(nvcc.c_str(), X_OK) == 0)
+      return identity::read_nvcc_version(nvcc.string(), nvcc_timeout_ms);
     return Error(path + ": no include/cuda.h or bin/nvcc: not a CUDA toolkit folder");
   }
   if (!fs::exists(path, ec)) return Error(path + ": no such file or folder");
-  if (fs::path(path).extension() == ".h") return from_header(path);
-  if (fs::is_regular_file(path, ec) && access(path.c_str(), X_OK) == 0) return from_nvcc(path);
+  if (fs::path(path).extension() == ".h") return identity::read_version_header(path, "CUDA_VERSION");
+  if (fs::is_regular_file(path, ec) && access(path.c_str(), X_OK) == 0)
+    return identity::read_nvcc_version(path, nvcc_timeout_ms);
   return Error(path + ": not a toolkit folder, a cuda.h or an nvcc executable");
 }
 
@@ -541,7 +446,7 @@ Result filter(const std::vector<Row>& rows, const Policy& policy, const Options&
                               static_cast<int>(i)});
       continue;
     }
-    if (options.toolkit && b.kind == Build::Kind::kCuda && options.toolkit->major != b.major) {
+    if (options.toolkit && b.kind == Build::Kind::kCuda && static_cast<unsigned>(options.toolkit->major) != b.major) {
       res.findings.push_back({"toolkit-mismatch",
                               label + ": builds " + b.train + " (CUDA " + std::to_string(b.major) + ") but the toolkit " +
                                   (options.toolkit->source.empty() ? "" : "at " + options.toolkit->source + " ") +

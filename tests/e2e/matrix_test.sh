@@ -170,6 +170,18 @@ expect_err "error[toolkit-mismatch]" "toolkit guard"
 expect_err "is CUDA 12.6" "toolkit version named"
 run matrix --trains x86_64=cu130 --python 3.12 --toolkit "$WORK/nowhere" "$WORK/row.json"
 expect_rc 2 "toolkit missing"
+expect_err "$WORK/nowhere: no such file or folder" "toolkit missing named"
+# The same readers as `cuwheel identity`: CUDA_VERSION 0 is malformed, not CUDA 0.0.
+mkdir -p "$WORK/cuda0/include"
+echo '#define CUDA_VERSION 0' >"$WORK/cuda0/include/cuda.h"
+run matrix "${P[@]}" --toolkit "$WORK/cuda0" "$WORK/row.json"
+expect_rc 2 "CUDA_VERSION 0"
+expect_err "$WORK/cuda0/include/cuda.h: #define CUDA_VERSION 0: not of the form major*1000 + minor*10" "CUDA_VERSION 0 named"
+run identity show --toolkit "$WORK/cuda0"
+[ "$rc" != 0 ] && ok || bad "identity refuses CUDA_VERSION 0 too"
+run matrix "${P[@]}" --toolkit "$WORK/cuda12/bin/nvcc" "$WORK/row.json"
+expect_rc 1 "toolkit given as the nvcc executable"
+expect_err "$WORK/cuda12/bin/nvcc --version is CUDA 12.6" "nvcc source named"
 
 # 13. Inputs are never modified.
 sum1=$(sha256sum "$FIX/generator-linux.json" "$FIX/policy.toml")

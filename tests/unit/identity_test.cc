@@ -154,6 +154,36 @@ TEST(IdentityDetect, FailingAndHangingNvcc) {
   fs::remove_all(hang);
 }
 
+// The readers `cuwheel matrix --toolkit` shares: one file or one nvcc,
+// named in every message.
+TEST(IdentityReaders, HeaderAndNvccByPath) {
+  std::string dir = make_temp_dir();
+  write(dir + "/cuda.h", "#define CUDA_VERSION 12090\n");
+  auto h = read_version_header(dir + "/cuda.h", "CUDA_VERSION");
+  ASSERT_TRUE(h) << h.error().message();
+  EXPECT_EQ(h->major, 12);
+  EXPECT_EQ(h->minor, 9);
+  EXPECT_EQ(h->source, dir + "/cuda.h");
+  write(dir + "/zero.h", "#define CUDA_VERSION 0\n");
+  auto z = read_version_header(dir + "/zero.h", "CUDA_VERSION");
+  ASSERT_FALSE(z);
+  EXPECT_EQ(z.error().message(), dir + "/zero.h: #define CUDA_VERSION 0: not of the form major*1000 + minor*10");
+  auto missing = read_version_header(dir + "/none.h", "CUDA_VERSION");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find(dir + "/none.h"), std::string::npos);
+
+  write(dir + "/nvcc", "#!/bin/sh\necho 'Cuda compilation tools, release 13.0, V13.0.88'\n", 0755);
+  auto n = read_nvcc_version(dir + "/nvcc", 10000);
+  ASSERT_TRUE(n) << n.error().message();
+  EXPECT_EQ(n->major, 13);
+  EXPECT_EQ(n->source, dir + "/nvcc --version");
+  write(dir + "/nvcc", "#!/bin/sh\nexec sleep 30\n", 0755);
+  auto slow = read_nvcc_version(dir + "/nvcc", 200);
+  ASSERT_FALSE(slow);
+  EXPECT_EQ(slow.error().message(), dir + "/nvcc --version: no answer after 200 ms");
+  fs::remove_all(dir);
+}
+
 TEST(IdentityDetect, NothingFound) {
   ToolkitQuery q;
   q.path_env = "/nonexistent-a:/nonexistent-b";

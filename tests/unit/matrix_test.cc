@@ -388,28 +388,80 @@ TEST(MatrixPolicy, ErrorsAreLineNumbered) {
 TEST(MatrixToolkit, Versions) {
   auto h = parse_cuda_h("#ifndef X\n#define CUDA_VERSION 12080\n#endif\n");
   ASSERT_TRUE(h);
-  EXPECT_EQ(h->major, 12u);
-  EXPECT_EQ(h->minor, 8u);
+  EXPECT_EQ(h->major, 12);
+  EXPECT_EQ(h->minor, 8);
   EXPECT_FALSE(parse_cuda_h("#define CUDA_VERSION_MAJOR 12\n"));
   auto n = parse_nvcc_version(
       "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0.r13.0\n");
   ASSERT_TRUE(n);
-  EXPECT_EQ(n->major, 13u);
-  EXPECT_EQ(n->minor, 0u);
+  EXPECT_EQ(n->major, 13);
+  EXPECT_EQ(n->minor, 0);
   EXPECT_FALSE(parse_nvcc_version("release notes"));
+}
 
+// matrix --toolkit and identity read a toolkit with the same code: what
+// identity calls malformed, matrix refuses too (CUDA_VERSION 0 is not "CUDA 0.0").
+TEST(MatrixToolkit, SameReadersAsIdentity) {
+  for (const char* text : {"#define CUDA_VERSION 0\n", "#define CUDA_VERSION 12085\n", "#define CUDA_VERSION x\n",
+                           "#define CUDA_VERSION 999\n"}) {
+    auto m = parse_cuda_h(text);
+    auto i = cuwheel::identity::parse_version_header(text, "CUDA_VERSION");
+    EXPECT_FALSE(m) << text;
+    EXPECT_FALSE(i) << text;
+    if (!m && !i) {
+      EXPECT_EQ(m.error().message(), i.error().message());
+    }
+  }
+  EXPECT_FALSE(parse_nvcc_version("Cuda compilation tools, release 0.5, V0.5.1\n"));  // major 0
+  EXPECT_FALSE(parse_nvcc_version("Cuda compilation tools, release 13.123, V13.1\n"));
+}
+
+TEST(MatrixToolkit, DetectNamesThePath) {
   fs::path dir = fs::path(testing::TempDir()) / "cuwheel-matrix-toolkit";
   fs::remove_all(dir);
   fs::create_directories(dir / "include");
   std::ofstream(dir / "include" / "cuda.h") << "#define CUDA_VERSION 13020\n";
   auto t = detect_toolkit(dir.string());
   ASSERT_TRUE(t) << t.error().message();
-  EXPECT_EQ(t->major, 13u);
-  EXPECT_EQ(t->minor, 2u);
-  EXPECT_NE(t->source.find("cuda.h"), std::string::npos);
+  EXPECT_EQ(t->major, 13);
+  EXPECT_EQ(t->minor, 2);
+  EXPECT_EQ(t->source, (dir / "include" / "cuda.h").string());
+  // The header file itself.
+  auto f = detect_toolkit((dir / "include" / "cuda.h").string());
+  ASSERT_TRUE(f) << f.error().message();
+  EXPECT_EQ(f->major, 13);
   auto missing = detect_toolkit((dir / "nope").string());
   ASSERT_FALSE(missing);
-  EXPECT_NE(missing.error().message().find("nope"), std::string::npos);
+  EXPECT_EQ(missing.error().message(), (dir / "nope").string() + ": no such file or folder");
+
+  // A malformed CUDA_VERSION is an error naming the header, not "CUDA 0.0".
+  std::ofstream(dir / "include" / "cuda.h", std::ios::trunc) << "#define CUDA_VERSION 0\n";
+  auto zero = detect_toolkit(dir.string());
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().message(),
+            (dir / "include" / "cuda.h").string() + ": #define CUDA_VERSION 0: not of the form major*1000 + minor*10");
+
+  // A folder without cuda.h: its bin/nvcc is run (a script standing in).
+  fs::remove(dir / "include" / "cuda.h");
+  fs::create_directories(dir / "bin");
+  std::ofstream(dir / "bin" / "nvcc") << "#!/bin/sh\necho 'Cuda compilation tools, release 12.6, V12.6.85'\n";
+  fs::permissions(dir / "bin" / "nvcc", fs::perms::owner_all);
+  auto v = detect_toolkit(dir.string());
+  ASSERT_TRUE(v) << v.error().message();
+  EXPECT_EQ(v->major, 12);
+  EXPECT_EQ(v->minor, 6);
+  EXPECT_EQ(v->source, (dir / "bin" / "nvcc").string() + " --version");
+  // An nvcc that hangs is killed after the timeout, and named.
+  std::ofstream(dir / "bin" / "nvcc", std::ios::trunc) << "#!/bin/sh\nexec sleep 30\n";
+  auto slow = detect_toolkit((dir / "bin" / "nvcc").string(), 200);
+  ASSERT_FALSE(slow);
+  EXPECT_EQ(slow.error().message(), (dir / "bin" / "nvcc").string() + " --version: no answer after 200 ms");
+  // An nvcc whose banner has no release line.
+  std::ofstream(dir / "bin" / "nvcc", std::ios::trunc) << "#!/bin/sh\necho 'nvcc: version unknown'\n";
+  auto nobanner = detect_toolkit(dir.string());
+  ASSERT_FALSE(nobanner);
+  EXPECT_EQ(nobanner.error().message().find((dir / "bin" / "nvcc").string() + " --version: no 'release M.N'"), 0u)
+      << nobanner.error().message();
   fs::remove_all(dir);
 }
 
