@@ -25,15 +25,23 @@
 //    rpmVersionCompare(): epoch first (missing = 0), then version, then
 //    release, where a release missing on either side is not compared
 //    ("foo >= 1.2" is met by 1.2-5).
+//  - filelists.xml (same sources): <filelists><package pkgid="SHA" name=
+//    arch=><version epoch ver rel/><file [type="dir"|"ghost"]>/path</file>
+//    ...</package>, one entry per package, pkgid being primary.xml's
+//    <checksum pkgid="YES">; repomd.xml names it as <data type="filelists">.
 //
-// Limitation (by design of the metadata, stated in docs/toolkit.md):
-// primary.xml lists only files under /etc/, files whose path contains
-// "bin/" and /usr/lib/sendmail (createrepo_c's primary file filter). A
-// file requirement not provided by any listed file is therefore classified
-// as external (e.g. /bin/sh, /sbin/ldconfig), never as an error.
+// File requirements: primary.xml lists only files under /etc/, files whose
+// path contains "bin/" and /usr/lib/sendmail (createrepo_c's primary file
+// filter). When a resolution is left with a file requirement no listed file
+// provides, read_filelists_if_needed() reads filelists.xml, as dnf/libsolv
+// do, keeping only the paths the repository's packages require, and adds
+// them to those packages' `files`; a second resolution then finds the
+// provider in the repository. A file requirement nothing provides even
+// then (e.g. /bin/sh, /sbin/ldconfig) is external, never an error.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -103,19 +111,27 @@ struct Package {
   std::vector<std::string> files;     ///< the files primary.xml lists (a subset)
 };
 
-/// The primary entry of repomd.xml.
-struct RepomdPrimary {
+/// One <data type="..."> entry of repomd.xml.
+struct RepomdEntry {
   std::string location;        ///< e.g. "repodata/<sha>-primary.xml.gz"
   std::string checksum_type;   ///< "sha256" (also "sha384"/"sha512" accepted)
   std::string checksum;        ///< of the stored (compressed) file, lower-case hex
   uint64_t size = 0;           ///< bytes of the stored file; 0 = not given
 };
 
-/// Parses repomd.xml and returns its <data type="primary"> entry.
-/// `where` prefixes messages (the URL). Errors: XML syntax (with line),
-/// a DOCTYPE (refused, so no entity expansion), no primary entry, no
-/// location or checksum.
-Expected<RepomdPrimary> parse_repomd(std::string_view xml, const std::string& where);
+/// The entries of repomd.xml that `toolkit lock` reads.
+struct Repomd {
+  RepomdEntry primary;
+  std::optional<RepomdEntry> filelists;  ///< absent when repomd.xml has no <data type="filelists">
+};
+
+/// Parses repomd.xml: its <data type="primary"> entry (required) and its
+/// <data type="filelists"> entry (optional; when present it is validated
+/// like primary). `where` prefixes messages (the URL). Errors: XML syntax
+/// (with line), a DOCTYPE (refused, so no entity expansion), no primary
+/// entry, an entry without location or checksum, a <size> that is not a
+/// decimal number.
+Expected<Repomd> parse_repomd(std::string_view xml, const std::string& where);
 
 /// Decompresses a metadata file (gzip, xz, zstd, bzip2, or none: the filter
 /// is detected from the bytes by libarchive's raw format). Errors: corrupt
@@ -133,15 +149,72 @@ Expected<std::vector<Package>> parse_primary(std::string_view xml, const std::st
 struct Repository {
   std::string base;              ///< URL or folder the metadata was read from
   std::string primary_location;  ///< as in repomd.xml
+  std::optional<RepomdEntry> filelists;  ///< repomd.xml's filelists entry, if any (not read yet)
   std::vector<Package> packages;
 };
 
 /// Reads `base`/repodata/repomd.xml, then the primary metadata it names,
 /// checks its size and checksum against repomd.xml *before* decompressing
-/// or parsing it, and parses it. `base` is an http(s):// or file:// URL or
-/// a folder (see toolkit_http.h). Errors name the URL: unreadable file,
+/// or parsing it, and parses it. filelists.xml is only recorded
+/// (`filelists`), not fetched. `base` is an http(s):// or file:// URL or a
+/// folder (see toolkit_http.h). Errors name the URL: unreadable file,
 /// "checksum mismatch: repomd.xml says X, file has Y", parse errors.
 Expected<Repository> load_repository(const std::string& base);
+
+// ---- filelists.xml --------------------------------------------------------
+
+/// Cap on the decompressed size of filelists.xml, bytes. The XML is parsed
+/// as it is decompressed, so memory does not grow with it; the cap bounds
+/// the time a hostile (or broken) stream can take. NVIDIA's filelists.xml
+/// for all CUDA releases is a few hundred MB.
+inline constexpr uint64_t kMaxFilelistsXml = 4ull << 30;
+
+/// One <package> of filelists.xml, with only the wanted files it lists.
+struct FilelistsPackage {
+  std::string pkgid;               ///< lower-case hex; primary.xml's package checksum
+  std::string name;
+  std::string arch;
+  Evr evr;
+  std::vector<std::string> files;  ///< the wanted paths it lists (files, directories, ghosts), in order
+  uint64_t line = 0;               ///< XML line of its <package> element, for messages
+};
+
+/// Decompresses `stored` (gzip, xz, zstd, bzip2 or none, detected from the
+/// bytes as decompress_metadata does) and parses it as filelists.xml with
+/// expat, both streaming: no copy of the whole XML and no map of every file
+/// is made. Returns the packages that list at least one path of `wanted`,
+/// in document order, each with only those paths. Errors name `where` and,
+/// for XML problems, the line: corrupt or truncated stream, more than
+/// `max_xml_bytes` of XML, syntax errors (a truncated document is "no
+/// element found"), a DOCTYPE (refused), a <package> without pkgid, name,
+/// arch or <version ver>, nested packages, a path longer than 64 KiB.
+Expected<std::vector<FilelistsPackage>> parse_filelists(std::string_view stored, const std::string& where,
+                                                        const std::vector<std::string>& wanted,
+                                                        uint64_t max_xml_bytes = kMaxFilelistsXml);
+
+/// What reading filelists.xml gave.
+struct FilelistsRead {
+  bool needed = false;             ///< the resolution left file requirements no primary-listed file meets
+  bool read = false;               ///< filelists.xml was fetched and parsed
+  std::string location;            ///< repomd.xml's filelists location ("" = the repository has none)
+  std::vector<std::string> wanted; ///< the paths looked for, sorted
+  std::vector<std::string> found;  ///< those that some package lists, sorted
+};
+
+/// Fetches repo.filelists from repo.base through the path primary takes
+/// (http_get; size and checksum checked against repomd.xml *before*
+/// decompressing), parses it with parse_filelists() for `wanted`, matches
+/// each package holding a wanted path to its primary.xml package by pkgid
+/// (the package checksum) and name, arch and EVR, and appends the paths to
+/// that package's `files` (once each). Errors name the URL (and the XML
+/// line): no filelists entry, a location that leaves the repository, an
+/// unsupported checksum type, "size N, repomd.xml says M", "checksum
+/// mismatch: repomd.xml says X, file has Y", the errors of
+/// parse_filelists(), and a package holding a wanted path that primary.xml
+/// does not have ("package N-EVR.A (pkgid P) is not in primary.xml").
+/// On error `repo` is left unchanged.
+Expected<FilelistsRead> load_filelists(Repository& repo, const std::vector<std::string>& wanted,
+                                       uint64_t max_xml_bytes = kMaxFilelistsXml);
 
 // ---- resolution -----------------------------------------------------------
 
@@ -194,5 +267,18 @@ struct Resolution {
 /// is not in the repository; it has 12.9.41-1, 12.9.86-1"); two versions of
 /// one name needed at once; a chosen package whose checksum is not SHA-256.
 Expected<Resolution> resolve(const Repository& repo, const ResolveRequest& req);
+
+/// Reads filelists.xml only when it can change the resolution of `req`:
+/// when resolve() (whether it succeeds or not) is left with file
+/// requirements (names starting with '/') that no primary-listed file
+/// meets, and the repository has filelists. It then calls load_filelists()
+/// with every such path required by any package of req.arch or noarch in
+/// the repository (not only the first resolution's), so a provider found
+/// through filelists that itself requires an unlisted file is answered by
+/// the same, single pass. Call resolve() afterwards. Returns what was done
+/// (`needed` false, or `location` empty: nothing read, `repo` unchanged).
+/// Errors: those of load_filelists().
+Expected<FilelistsRead> read_filelists_if_needed(Repository& repo, const ResolveRequest& req,
+                                                 uint64_t max_xml_bytes = kMaxFilelistsXml);
 
 }  // namespace cuwheel::toolkit

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "cuwheel/toolkit_repo.h"
 
@@ -137,10 +138,20 @@ std::vector<std::string> releases_with(const Repository& repo, const std::string
   return out;
 }
 
-Expected<Resolution> resolve(const Repository& repo, const ResolveRequest& req) {
+namespace {
+
+// What one resolution pass gives, whether it succeeds or not.
+struct Outcome {
+  Resolution res;
+  std::vector<std::string> problems;
+  std::set<std::string> unmet_files;  // file requirements nothing in the repository met
+};
+
+Outcome resolve_closure(const Repository& repo, const ResolveRequest& req) {
+  Outcome out;
   Index index(repo, req.arch);
   const std::string suffix = release_suffix(req.release);
-  std::vector<std::string> problems;
+  std::vector<std::string>& problems = out.problems;
   std::map<std::string, size_t> chosen;           // name -> package index
   std::map<std::string, std::string> reason;      // name -> why
   std::set<std::string> external;
@@ -172,7 +183,7 @@ Expected<Resolution> resolve(const Repository& repo, const ResolveRequest& req) 
     queue.push_back(i);
   };
 
-  Resolution res;
+  Resolution& res = out.res;
   std::set<std::string> requested;
   for (const std::string& n : req.packages) requested.insert(release_package_name(n, req.release));
   res.requested.assign(requested.begin(), requested.end());
@@ -223,6 +234,7 @@ Expected<Resolution> resolve(const Repository& repo, const ResolveRequest& req) 
         continue;
       }
       if (r.name[0] == '/' || r.name[0] == '(' || !nvidia_namespace(r.name)) {
+        if (r.name[0] == '/') out.unmet_files.insert(r.name);
         external.insert(format_dependency(r));
         continue;
       }
@@ -245,11 +257,44 @@ Expected<Resolution> resolve(const Repository& repo, const ResolveRequest& req) 
       problems.push_back(p.name + ": location '" + p.location + "' is not a path inside the repository");
     res.packages.push_back(p);
   }
-  if (!problems.empty()) return Error(join(problems, "\n"));
   std::sort(res.packages.begin(), res.packages.end(), lock_order);
   for (const Package& p : res.packages) res.reasons.push_back(reason[p.name]);
   res.external.assign(external.begin(), external.end());
-  return res;
+  return out;
+}
+
+// Every file requirement of a package of `arch` or noarch that no file
+// such a package lists (in primary.xml, or already from filelists) meets.
+std::vector<std::string> unlisted_file_requirements(const Repository& repo, const std::string& arch) {
+  std::unordered_set<std::string> listed;
+  std::set<std::string> required;
+  for (const Package& p : repo.packages) {
+    if (p.arch != arch && p.arch != "noarch") continue;
+    listed.insert(p.files.begin(), p.files.end());
+    for (const Dependency& d : p.requires_)
+      if (!d.name.empty() && d.name[0] == '/') required.insert(d.name);
+  }
+  std::vector<std::string> out;
+  for (const std::string& f : required)
+    if (!listed.count(f)) out.push_back(f);
+  return out;
+}
+
+}  // namespace
+
+Expected<Resolution> resolve(const Repository& repo, const ResolveRequest& req) {
+  Outcome out = resolve_closure(repo, req);
+  if (!out.problems.empty()) return Error(join(out.problems, "\n"));
+  return std::move(out.res);
+}
+
+Expected<FilelistsRead> read_filelists_if_needed(Repository& repo, const ResolveRequest& req,
+                                                 uint64_t max_xml_bytes) {
+  FilelistsRead none;
+  none.needed = !resolve_closure(repo, req).unmet_files.empty();
+  if (repo.filelists) none.location = repo.filelists->location;
+  if (!none.needed || !repo.filelists) return none;
+  return load_filelists(repo, unlisted_file_requirements(repo, req.arch), max_xml_bytes);
 }
 
 }  // namespace cuwheel::toolkit

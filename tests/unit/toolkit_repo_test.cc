@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -124,13 +126,42 @@ const char* kRepomd = R"(<?xml version="1.0" encoding="UTF-8"?>
 </repomd>
 )";
 
-TEST(Repomd, FindsPrimary) {
+TEST(Repomd, FindsPrimaryAndFilelists) {
   auto r = parse_repomd(kRepomd, "repomd.xml");
   ASSERT_TRUE(r) << r.error().message();
-  EXPECT_EQ(r->location, "repodata/primary.xml.zst");
-  EXPECT_EQ(r->checksum_type, "sha256");
-  EXPECT_EQ(r->checksum, "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789");
-  EXPECT_EQ(r->size, 2349u);
+  EXPECT_EQ(r->primary.location, "repodata/primary.xml.zst");
+  EXPECT_EQ(r->primary.checksum_type, "sha256");
+  EXPECT_EQ(r->primary.checksum, "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789");
+  EXPECT_EQ(r->primary.size, 2349u);
+  ASSERT_TRUE(r->filelists.has_value());
+  EXPECT_EQ(r->filelists->location, "repodata/filelists.xml.gz");
+  EXPECT_EQ(r->filelists->checksum, std::string(64, '1'));
+  EXPECT_EQ(r->filelists->size, 0u);  // not given
+
+  auto only_primary = parse_repomd(
+      "<repomd><data type=\"primary\"><checksum type=\"sha256\">ab</checksum><location href=\"p.xml\"/></data>"
+      "<data type=\"other\"><location href=\"o.xml\"/></data></repomd>",
+      "r.xml");
+  ASSERT_TRUE(only_primary) << only_primary.error().message();
+  EXPECT_FALSE(only_primary->filelists.has_value());
+}
+
+TEST(Repomd, FilelistsEntryIsValidatedLikePrimary) {
+  const std::string primary =
+      "<data type=\"primary\"><checksum type=\"sha256\">ab</checksum><location href=\"p.xml\"/></data>";
+  auto nochk = parse_repomd("<repomd>" + primary + "<data type=\"filelists\"><location href=\"f.xml\"/></data></repomd>",
+                            "r.xml");
+  ASSERT_FALSE(nochk);
+  EXPECT_EQ(nochk.error().message(), "r.xml: filelists entry has no <checksum type=...>");
+  auto noloc = parse_repomd(
+      "<repomd>" + primary + "<data type=\"filelists\"><checksum type=\"sha256\">ab</checksum></data></repomd>", "r.xml");
+  ASSERT_FALSE(noloc);
+  EXPECT_EQ(noloc.error().message(), "r.xml: filelists entry has no <location href>");
+  auto badsize = parse_repomd("<repomd>" + primary +
+                                  "<data type=\"filelists\">\n<size>12k</size></data></repomd>",
+                              "r.xml");
+  ASSERT_FALSE(badsize);
+  EXPECT_EQ(badsize.error().message(), "r.xml:2: filelists <size> is not a number: '12k'");
 }
 
 TEST(Repomd, Errors) {
@@ -151,8 +182,8 @@ TEST(Repomd, Errors) {
 // A primary.xml package entry as createrepo_c writes it.
 std::string pkg_xml(const std::string& name, const std::string& arch, const std::string& ver,
                     const std::string& rel, const std::string& provides, const std::string& requires_,
-                    const std::string& files = "", const std::string& epoch = "0") {
-  std::string sha(64, 'a');
+                    const std::string& files = "", const std::string& epoch = "0",
+                    const std::string& sha = std::string(64, 'a')) {
   return "<package type=\"rpm\"><name>" + name + "</name><arch>" + arch + "</arch><version epoch=\"" + epoch +
          "\" ver=\"" + ver + "\" rel=\"" + rel + "\"/><checksum type=\"sha256\" pkgid=\"YES\">" + sha +
          "</checksum><size package=\"1000\" installed=\"1\" archive=\"1\"/><location href=\"" + name + "-" + ver +
@@ -447,6 +478,392 @@ TEST(Scale, TwentyThousandPackages) {
   EXPECT_EQ(r->packages.size(), 200u);  // chains of 100
   EXPECT_LT(s, 30.0);
   std::printf("[ timing ] 20000 packages (%zu MB of XML): parse + resolve %.2f s\n", xml.size() >> 20, s);
+}
+
+
+// ---- filelists.xml ----------------------------------------------------------
+
+// A filelists.xml <package> as createrepo_c writes it; `files` are paths,
+// a trailing '/' marks a directory entry.
+std::string fl_pkg(const std::string& pkgid, const std::string& name, const std::string& ver,
+                   const std::vector<std::string>& files, const std::string& arch = "x86_64") {
+  std::string s = "<package pkgid=\"" + pkgid + "\" name=\"" + name + "\" arch=\"" + arch +
+                  "\">\n  <version epoch=\"0\" ver=\"" + ver + "\" rel=\"1\"/>\n";
+  for (const std::string& f : files) {
+    if (!f.empty() && f.back() == '/')
+      s += "  <file type=\"dir\">" + f.substr(0, f.size() - 1) + "</file>\n";
+    else
+      s += "  <file>" + f + "</file>\n";
+  }
+  return s + "</package>\n";
+}
+
+std::string filelists_doc(const std::string& packages) {
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<filelists xmlns=\"http://linux.duke.edu/metadata/filelists\" "
+         "packages=\"0\">\n" +
+         packages + "</filelists>\n";
+}
+
+TEST(Filelists, KeepsOnlyWantedPaths) {
+  std::string xml = filelists_doc(
+      fl_pkg(std::string(64, 'A'), "cuda-fx-data-12-9", "12.9.86",
+             {"/usr/share/cuda-fx/", "/usr/share/cuda-fx/data.txt", "/usr/share/cuda-fx/other.txt"}) +
+      fl_pkg(std::string(64, 'b'), "cuda-plain-12-9", "12.9.86", {"/usr/share/doc/plain"}) +
+      fl_pkg(std::string(64, 'c'), "cuda-fx-lib-12-9", "12.9.86", {"/usr/lib64/libfx.so.1", "/opt/fx/"}));
+  std::vector<std::string> wanted = {"/usr/share/cuda-fx/data.txt", "/usr/lib64/libfx.so.1", "/opt/fx", "/bin/sh"};
+  for (int filter : {ARCHIVE_FILTER_NONE, ARCHIVE_FILTER_GZIP, ARCHIVE_FILTER_XZ, ARCHIVE_FILTER_ZSTD}) {
+    auto r = parse_filelists(filter == ARCHIVE_FILTER_NONE ? xml : compress(xml, filter), "filelists.xml", wanted);
+    ASSERT_TRUE(r) << filter << ": " << r.error().message();
+    ASSERT_EQ(r->size(), 2u) << filter;  // cuda-plain-12-9 lists nothing wanted
+    EXPECT_EQ((*r)[0].pkgid, std::string(64, 'a'));  // lower-cased
+    EXPECT_EQ((*r)[0].name, "cuda-fx-data-12-9");
+    EXPECT_EQ((*r)[0].arch, "x86_64");
+    EXPECT_EQ(format_evr((*r)[0].evr), "12.9.86-1");
+    EXPECT_EQ((*r)[0].files, (std::vector<std::string>{"/usr/share/cuda-fx/data.txt"}));
+    EXPECT_EQ((*r)[0].line, 3u);
+    // A directory entry provides its path too.
+    EXPECT_EQ((*r)[1].files, (std::vector<std::string>{"/usr/lib64/libfx.so.1", "/opt/fx"}));
+  }
+  auto none = parse_filelists(xml, "filelists.xml", {});
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}
+
+TEST(Filelists, Errors) {
+  const std::vector<std::string> wanted = {"/usr/share/cuda-fx/data.txt"};
+  auto doctype = parse_filelists("<?xml version=\"1.0\"?>\n<!DOCTYPE filelists [<!ENTITY a \"/usr/share/cuda-fx/data.txt\">]>\n"
+                                 "<filelists><package pkgid=\"a\" name=\"x\" arch=\"noarch\"><version ver=\"1\"/>"
+                                 "<file>&a;</file></package></filelists>",
+                                 "f.xml", wanted);
+  ASSERT_FALSE(doctype);
+  EXPECT_EQ(doctype.error().message(), "f.xml:2: DOCTYPE declarations are not allowed in repository metadata");
+
+  std::string good = filelists_doc(fl_pkg(std::string(64, 'a'), "x", "1", {"/usr/share/cuda-fx/data.txt"}));
+  auto truncated = parse_filelists(good.substr(0, good.size() - std::strlen("</filelists>\n")), "f.xml", wanted);
+  ASSERT_FALSE(truncated);
+  EXPECT_EQ(truncated.error().message(), "f.xml:7: no element found");
+  std::string gz = compress(good, ARCHIVE_FILTER_GZIP);
+  auto cut = parse_filelists(gz.substr(0, gz.size() - 10), "f.xml.gz", wanted);
+  ASSERT_FALSE(cut);
+  EXPECT_EQ(cut.error().message().rfind("f.xml.gz:", 0), 0u) << cut.error().message();
+  auto syntax = parse_filelists("<filelists>\n<package pkgid=\"a\" name=\"x\" arch=\"noarch\">\n</filelists>", "f.xml", wanted);
+  ASSERT_FALSE(syntax);
+  EXPECT_EQ(syntax.error().message(), "f.xml:3: mismatched tag");
+  auto nopkgid = parse_filelists(filelists_doc("<package name=\"x\" arch=\"noarch\"><version ver=\"1\"/></package>"),
+                                 "f.xml", wanted);
+  ASSERT_FALSE(nopkgid);
+  EXPECT_EQ(nopkgid.error().message(), "f.xml:3: package x has no pkgid attribute");
+  auto noversion = parse_filelists(filelists_doc("<package pkgid=\"a\" name=\"x\" arch=\"noarch\">\n</package>"),
+                                   "f.xml", wanted);
+  ASSERT_FALSE(noversion);
+  EXPECT_EQ(noversion.error().message(), "f.xml:4: package x has no <version ver>");
+  auto nested = parse_filelists(filelists_doc("<package pkgid=\"a\" name=\"x\" arch=\"noarch\"><package/></package>"),
+                                "f.xml", wanted);
+  ASSERT_FALSE(nested);
+  EXPECT_EQ(nested.error().message(), "f.xml:3: nested <package>");
+  auto longpath = parse_filelists(filelists_doc("<package pkgid=\"a\" name=\"x\" arch=\"noarch\"><file>/" +
+                                                std::string(70000, 'x') + "</file></package>"),
+                                  "f.xml", wanted);
+  ASSERT_FALSE(longpath);
+  EXPECT_NE(longpath.error().message().find("package x: <file> path longer than 65536 bytes"), std::string::npos);
+  auto capped = parse_filelists(gz, "f.xml.gz", wanted, 100);
+  ASSERT_FALSE(capped);
+  EXPECT_EQ(capped.error().message().rfind("f.xml.gz: decompresses to more than 100 bytes", 0), 0u)
+      << capped.error().message();
+  EXPECT_FALSE(parse_filelists("", "f.xml", wanted));
+}
+
+// A repository folder with primary.xml.gz, filelists.xml.gz (optional) and
+// a repomd.xml naming them:
+//   cuda-fx-tool-12-9  requires /usr/share/cuda-fx/data.txt (unlisted in
+//                      primary) and /bin/sh (nowhere)
+//   cuda-fx-data-12-9  lists data.txt in filelists only; requires
+//                      /usr/lib64/libfx.so.1 (unlisted in primary)
+//   cuda-fx-lib-12-9   lists libfx.so.1 in filelists only
+//   cuda-plain-12-9    no requirements
+struct FxRepo {
+  std::filesystem::path dir;
+  std::string primary_gz;
+  std::string filelists_gz;
+
+  explicit FxRepo(const std::string& name) : dir(std::filesystem::path(testing::TempDir()) / name) {
+    std::filesystem::remove_all(dir);
+    std::string pk =
+        pkg_xml("cuda-fx-tool-12-9", "x86_64", "12.9.86", "1", "",
+                entry("/usr/share/cuda-fx/data.txt") + entry("/bin/sh"),
+                "<file>/usr/local/cuda-12.9/bin/fx</file>", "0", std::string(64, '1'));
+    pk += pkg_xml("cuda-fx-data-12-9", "x86_64", "12.9.86", "1", "", entry("/usr/lib64/libfx.so.1"), "", "0",
+                  std::string(64, '2'));
+    pk += pkg_xml("cuda-fx-lib-12-9", "x86_64", "12.9.86", "1", "", "", "", "0", std::string(64, '3'));
+    pk += pkg_xml("cuda-plain-12-9", "x86_64", "12.9.86", "1", "", "", "", "0", std::string(64, '4'));
+    primary_gz = compress(primary_doc(pk), ARCHIVE_FILTER_GZIP);
+    filelists_gz = compress(
+        filelists_doc(
+            fl_pkg(std::string(64, '1'), "cuda-fx-tool-12-9", "12.9.86", {"/usr/local/cuda-12.9/bin/fx"}) +
+            fl_pkg(std::string(64, '2'), "cuda-fx-data-12-9", "12.9.86",
+                   {"/usr/share/cuda-fx/", "/usr/share/cuda-fx/data.txt"}) +
+            fl_pkg(std::string(64, '3'), "cuda-fx-lib-12-9", "12.9.86", {"/usr/lib64/libfx.so.1"}) +
+            fl_pkg(std::string(64, '4'), "cuda-plain-12-9", "12.9.86", {"/usr/share/doc/plain"})),
+        ARCHIVE_FILTER_GZIP);
+  }
+  ~FxRepo() { std::filesystem::remove_all(dir); }
+
+  // Writes the folder; `filelists_sum` overrides the checksum repomd.xml
+  // gives for filelists ("" = the file's own); no filelists entry when
+  // `with_filelists` is false.
+  void write_all(bool with_filelists = true, const std::string& filelists_sum = "") const {
+    write(dir / "repodata/primary.xml.gz", primary_gz);
+    write(dir / "repodata/filelists.xml.gz", filelists_gz);
+    std::string repomd = "<repomd xmlns=\"http://linux.duke.edu/metadata/repo\">\n<data type=\"primary\"><checksum "
+                         "type=\"sha256\">" + sha256_hex(primary_gz) +
+                         "</checksum><location href=\"repodata/primary.xml.gz\"/><size>" +
+                         std::to_string(primary_gz.size()) + "</size></data>\n";
+    if (with_filelists)
+      repomd += "<data type=\"filelists\"><checksum type=\"sha256\">" +
+                (filelists_sum.empty() ? sha256_hex(filelists_gz) : filelists_sum) +
+                "</checksum><location href=\"repodata/filelists.xml.gz\"/><size>" +
+                std::to_string(filelists_gz.size()) + "</size></data>\n";
+    write(dir / "repodata/repomd.xml", repomd + "</repomd>\n");
+  }
+};
+
+const ResolveRequest kFxTool{"12.9", {"cuda-fx-tool"}, "x86_64"};
+
+TEST(FilelistsResolve, FileRequirementResolvedViaFilelists) {
+  FxRepo fx("cuwheel_fl_resolved");
+  fx.write_all();
+  for (const std::string& base : {fx.dir.string(), "file://" + fx.dir.string() + "/"}) {
+    auto repo = load_repository(base);
+    ASSERT_TRUE(repo) << repo.error().message();
+    ASSERT_TRUE(repo->filelists.has_value());
+    EXPECT_EQ(repo->filelists->location, "repodata/filelists.xml.gz");
+    auto fl = read_filelists_if_needed(*repo, kFxTool);
+    ASSERT_TRUE(fl) << fl.error().message();
+    EXPECT_TRUE(fl->needed);
+    EXPECT_TRUE(fl->read);
+    EXPECT_EQ(fl->location, "repodata/filelists.xml.gz");
+    // Every unlisted file requirement of the repository, so that the
+    // provider's own (libfx.so.1) is answered by the same pass.
+    EXPECT_EQ(fl->wanted, (std::vector<std::string>{"/bin/sh", "/usr/lib64/libfx.so.1", "/usr/share/cuda-fx/data.txt"}));
+    EXPECT_EQ(fl->found, (std::vector<std::string>{"/usr/lib64/libfx.so.1", "/usr/share/cuda-fx/data.txt"}));
+    auto r = resolve(*repo, kFxTool);
+    ASSERT_TRUE(r) << r.error().message();
+    EXPECT_EQ(names(*r), (std::vector<std::string>{"cuda-fx-data-12-9 12.9.86-1 x86_64",
+                                                   "cuda-fx-lib-12-9 12.9.86-1 x86_64",
+                                                   "cuda-fx-tool-12-9 12.9.86-1 x86_64"}));
+    EXPECT_EQ(r->reasons[0], "/usr/share/cuda-fx/data.txt (required by cuda-fx-tool-12-9)");
+    EXPECT_EQ(r->reasons[1], "/usr/lib64/libfx.so.1 (required by cuda-fx-data-12-9)");
+    EXPECT_EQ(r->external, (std::vector<std::string>{"/bin/sh"}));
+    // Only wanted paths were added: the tool keeps its one primary file.
+    EXPECT_EQ(repo->packages[0].files, (std::vector<std::string>{"/usr/local/cuda-12.9/bin/fx"}));
+    EXPECT_TRUE(repo->packages[3].files.empty());
+  }
+}
+
+TEST(FilelistsResolve, WithoutFilelistsTheRequirementIsExternal) {
+  FxRepo fx("cuwheel_fl_absent");
+  fx.write_all(/*with_filelists=*/false);
+  auto repo = load_repository(fx.dir.string());
+  ASSERT_TRUE(repo) << repo.error().message();
+  EXPECT_FALSE(repo->filelists.has_value());
+  auto fl = read_filelists_if_needed(*repo, kFxTool);
+  ASSERT_TRUE(fl) << fl.error().message();
+  EXPECT_TRUE(fl->needed);
+  EXPECT_FALSE(fl->read);
+  EXPECT_EQ(fl->location, "");
+  auto r = resolve(*repo, kFxTool);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(names(*r), (std::vector<std::string>{"cuda-fx-tool-12-9 12.9.86-1 x86_64"}));
+  EXPECT_EQ(r->external, (std::vector<std::string>{"/bin/sh", "/usr/share/cuda-fx/data.txt"}));
+}
+
+TEST(FilelistsResolve, NotReadWhenPrimaryAnswersEverything) {
+  FxRepo fx("cuwheel_fl_unneeded");
+  fx.write_all();
+  std::filesystem::remove(fx.dir / "repodata/filelists.xml.gz");  // would fail if it were fetched
+  auto repo = load_repository(fx.dir.string());
+  ASSERT_TRUE(repo) << repo.error().message();
+  auto fl = read_filelists_if_needed(*repo, {"12.9", {"cuda-plain", "cuda-fx-lib"}, "x86_64"});
+  ASSERT_TRUE(fl) << fl.error().message();
+  EXPECT_FALSE(fl->needed);
+  EXPECT_FALSE(fl->read);
+  EXPECT_EQ(fl->location, "repodata/filelists.xml.gz");
+  EXPECT_TRUE(fl->wanted.empty());
+}
+
+TEST(FilelistsResolve, ChecksumMismatchIsAnErrorNamingTheFile) {
+  FxRepo fx("cuwheel_fl_checksum");
+  fx.write_all(true, std::string(64, '0'));
+  auto repo = load_repository(fx.dir.string());
+  ASSERT_TRUE(repo) << repo.error().message();
+  auto fl = read_filelists_if_needed(*repo, kFxTool);
+  ASSERT_FALSE(fl);
+  EXPECT_EQ(fl.error().message(), (fx.dir / "repodata/filelists.xml.gz").string() +
+                                      ": sha256 checksum mismatch: repomd.xml says " + std::string(64, '0') +
+                                      ", file has " + sha256_hex(fx.filelists_gz));
+  for (const Package& p : repo->packages) EXPECT_LE(p.files.size(), 1u) << p.name;  // unchanged
+}
+
+TEST(FilelistsResolve, DoctypeTruncationAndSizeAreErrors) {
+  FxRepo fx("cuwheel_fl_bad");
+  const std::string where = (fx.dir / "repodata/filelists.xml.gz").string();
+  fx.filelists_gz = compress("<?xml version=\"1.0\"?>\n<!DOCTYPE filelists [<!ENTITY x \"y\">]>\n<filelists/>\n",
+                             ARCHIVE_FILTER_GZIP);
+  fx.write_all();
+  auto repo = load_repository(fx.dir.string());
+  ASSERT_TRUE(repo) << repo.error().message();
+  auto doctype = read_filelists_if_needed(*repo, kFxTool);
+  ASSERT_FALSE(doctype);
+  EXPECT_EQ(doctype.error().message(), where + ":2: DOCTYPE declarations are not allowed in repository metadata");
+
+  FxRepo whole("cuwheel_fl_trunc");
+  std::string gz = whole.filelists_gz;
+  whole.filelists_gz = gz.substr(0, gz.size() / 2);  // repomd.xml agrees with the cut file
+  whole.write_all();
+  auto repo2 = load_repository(whole.dir.string());
+  ASSERT_TRUE(repo2) << repo2.error().message();
+  auto cut = read_filelists_if_needed(*repo2, kFxTool);
+  ASSERT_FALSE(cut);
+  const std::string where2 = (whole.dir / "repodata/filelists.xml.gz").string();
+  EXPECT_EQ(cut.error().message().rfind(where2 + ":", 0), 0u) << cut.error().message();
+
+  // The stored size is checked too, and the decompressed size is capped.
+  whole.filelists_gz = gz;
+  whole.write_all();
+  write(whole.dir / "repodata/filelists.xml.gz", gz + "x");
+  auto repo3 = load_repository(whole.dir.string());
+  ASSERT_TRUE(repo3);
+  auto size = read_filelists_if_needed(*repo3, kFxTool);
+  ASSERT_FALSE(size);
+  EXPECT_EQ(size.error().message(), where2 + ": size " + std::to_string(gz.size() + 1) + ", repomd.xml says " +
+                                        std::to_string(gz.size()));
+  whole.write_all();
+  auto repo4 = load_repository(whole.dir.string());
+  ASSERT_TRUE(repo4);
+  auto capped = read_filelists_if_needed(*repo4, kFxTool, 64);
+  ASSERT_FALSE(capped);
+  EXPECT_EQ(capped.error().message().rfind(where2 + ": decompresses to more than 64 bytes", 0), 0u)
+      << capped.error().message();
+}
+
+TEST(FilelistsResolve, PackagesAreMatchedByPkgidAndIdentity) {
+  FxRepo fx("cuwheel_fl_match");
+  const std::string where = (fx.dir / "repodata/filelists.xml.gz").string();
+  // data.txt's package has a pkgid primary.xml does not know.
+  fx.filelists_gz = compress(filelists_doc(fl_pkg(std::string(64, '9'), "cuda-fx-data-12-9", "12.9.86",
+                                                  {"/usr/share/cuda-fx/data.txt"})),
+                             ARCHIVE_FILTER_GZIP);
+  fx.write_all();
+  auto repo = load_repository(fx.dir.string());
+  ASSERT_TRUE(repo);
+  auto unknown = read_filelists_if_needed(*repo, kFxTool);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message(), where + ":3: package cuda-fx-data-12-9-12.9.86-1.x86_64 (pkgid " +
+                                           std::string(64, '9') + ") is not in primary.xml");
+  // The pkgid of another version.
+  fx.filelists_gz = compress(filelists_doc(fl_pkg(std::string(64, '2'), "cuda-fx-data-12-9", "12.9.99",
+                                                  {"/usr/share/cuda-fx/data.txt"})),
+                             ARCHIVE_FILTER_GZIP);
+  fx.write_all();
+  auto repo2 = load_repository(fx.dir.string());
+  ASSERT_TRUE(repo2);
+  auto other = read_filelists_if_needed(*repo2, kFxTool);
+  ASSERT_FALSE(other);
+  EXPECT_EQ(other.error().message(), where + ":3: package cuda-fx-data-12-9-12.9.99-1.x86_64 (pkgid " +
+                                         std::string(64, '2') +
+                                         ") is not in primary.xml; primary.xml gives that pkgid to "
+                                         "cuda-fx-data-12-9-12.9.86-1.x86_64");
+  // A package that lists nothing wanted is not matched at all.
+  fx.filelists_gz = compress(filelists_doc(fl_pkg(std::string(64, '7'), "unrelated", "1", {"/usr/share/x"})),
+                             ARCHIVE_FILTER_GZIP);
+  fx.write_all();
+  auto repo3 = load_repository(fx.dir.string());
+  ASSERT_TRUE(repo3);
+  auto fine = read_filelists_if_needed(*repo3, kFxTool);
+  ASSERT_TRUE(fine) << fine.error().message();
+  EXPECT_TRUE(fine->read);
+  EXPECT_TRUE(fine->found.empty());
+}
+
+// Peak resident memory (VmHWM) and current (VmRSS) of this process, KiB;
+// -1 when /proc cannot tell.
+long proc_status_kib(const char* key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(key, 0) == 0) return std::atol(line.c_str() + std::strlen(key));
+  return -1;
+}
+
+// A synthetic filelists.xml of 20,000 packages and 1,000,000 files (NVIDIA's
+// real one is a few hundred MB): only the three wanted paths are kept, the
+// XML is streamed from the compressed file, and memory does not grow with
+// the file list. Bounds are loose so they hold under sanitizers.
+TEST(Scale, MillionFileFilelists) {
+  auto dir = std::filesystem::path(testing::TempDir()) / "cuwheel_fl_scale";
+  std::filesystem::remove_all(dir);
+  constexpr int kPackages = 20000, kFilesEach = 50;
+  std::string pk, fl;
+  auto sha = [](int i) {
+    char buf[65];
+    std::snprintf(buf, sizeof buf, "%064x", i + 1);
+    return std::string(buf);
+  };
+  for (int i = 0; i < kPackages; ++i) {
+    std::string n = "cuda-pkg" + std::to_string(i) + "-12-9";
+    std::string req = i == 0 ? entry("/usr/share/cuda-pkg19999/data/file7.txt") + entry("/usr/lib64/libpkg123.so.1")
+                             : "";
+    pk += pkg_xml(n, "x86_64", "12.9.86", "1", "", req, "", "0", sha(i));
+    fl += "<package pkgid=\"" + sha(i) + "\" name=\"" + n + "\" arch=\"x86_64\">\n  <version epoch=\"0\" ver=\"12.9.86\" rel=\"1\"/>\n";
+    for (int f = 0; f < kFilesEach - 1; ++f)
+      fl += "  <file>/usr/share/cuda-pkg" + std::to_string(i) + "/data/file" + std::to_string(f) + ".txt</file>\n";
+    fl += "  <file>/usr/lib64/libpkg" + std::to_string(i) + ".so.1</file>\n</package>\n";
+  }
+  fl = filelists_doc(fl);
+  const size_t xml_mb = fl.size() >> 20;
+  std::string primary_gz = compress(primary_doc(pk), ARCHIVE_FILTER_GZIP);
+  std::string filelists_gz = compress(fl, ARCHIVE_FILTER_GZIP);
+  write(dir / "repodata/primary.xml.gz", primary_gz);
+  write(dir / "repodata/filelists.xml.gz", filelists_gz);
+  write(dir / "repodata/repomd.xml",
+        "<repomd><data type=\"primary\"><checksum type=\"sha256\">" + sha256_hex(primary_gz) +
+            "</checksum><location href=\"repodata/primary.xml.gz\"/></data><data type=\"filelists\"><checksum "
+            "type=\"sha256\">" + sha256_hex(filelists_gz) +
+            "</checksum><location href=\"repodata/filelists.xml.gz\"/></data></repomd>");
+  const size_t gz_mb = filelists_gz.size() >> 20;
+  std::string().swap(pk);
+  std::string().swap(fl);
+  std::string().swap(primary_gz);
+  std::string().swap(filelists_gz);
+
+  auto repo = load_repository(dir.string());
+  ASSERT_TRUE(repo) << repo.error().message();
+  // Reset the peak to the current resident size (Linux >= 4.0, proc(5)
+  // /proc/PID/clear_refs "5"), so VmHWM afterwards is the peak of the read.
+  bool measured = static_cast<bool>(std::ofstream("/proc/self/clear_refs") << "5");
+  long rss0 = proc_status_kib("VmRSS:");
+  auto t0 = std::chrono::steady_clock::now();
+  auto read = read_filelists_if_needed(*repo, {"12.9", {"cuda-pkg0"}, "x86_64"});
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  long peak = proc_status_kib("VmHWM:");
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(read->found, (std::vector<std::string>{"/usr/lib64/libpkg123.so.1", "/usr/share/cuda-pkg19999/data/file7.txt"}));
+  size_t kept = 0;
+  for (const Package& p : repo->packages) kept += p.files.size();
+  EXPECT_EQ(kept, 2u);  // of 1,000,000 listed
+  auto r = resolve(*repo, {"12.9", {"cuda-pkg0"}, "x86_64"});
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(names(*r), (std::vector<std::string>{"cuda-pkg0-12-9 12.9.86-1 x86_64", "cuda-pkg123-12-9 12.9.86-1 x86_64",
+                                                 "cuda-pkg19999-12-9 12.9.86-1 x86_64"}));
+  EXPECT_LT(s, 60.0);
+  long grew_kib = measured && rss0 > 0 && peak > 0 ? peak - rss0 : -1;
+  if (grew_kib >= 0) {
+    EXPECT_LT(grew_kib, 256 << 10) << "reading filelists grew the peak by " << grew_kib << " KiB";
+  }
+  std::printf("[ timing ] filelists of %d packages, %d files (%zu MB of XML, %zu MB gzip): fetch + check + parse %.2f s,"
+              " peak resident memory grew by %ld KiB\n",
+              kPackages, kPackages * kFilesEach, xml_mb, gz_mb, s, grew_kib);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -5,18 +5,22 @@
 //  1. read the existing lock (a broken lock is never overwritten);
 //  2. read repodata/repomd.xml and the primary metadata it names, checking
 //     the primary file's checksum before decompressing or parsing it;
-//  3. resolve the requested packages of --release into a closed set plus
+//  3. only when the resolution would leave file requirements that no file
+//     primary.xml lists meets, read filelists.xml the same way (streamed,
+//     keeping only the required paths);
+//  4. resolve the requested packages of --release into a closed set plus
 //     the requirements left to the system;
-//  4. upsert the toolkit --name (other toolkits are kept as they are) and
+//  5. upsert the toolkit --name (other toolkits are kept as they are) and
 //     write the lock atomically, only if its text changed.
 //
 // Exit status: 0 locked (or unchanged); 1 the resolution failed (a package
 // missing for the release, a requirement in NVIDIA's namespace that nothing
 // meets, --check found the lock out of date); 2 the repository or the lock
-// cannot be read, or a usage error.
+// (or its filelists) cannot be read, or a usage error.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -94,6 +98,14 @@ json toolkit_json(const toolkit::LockedToolkit& t, const std::vector<std::string
           {"requested", t.requested}, {"external", t.external}, {"rpms", std::move(rpms)}};
 }
 
+json filelists_json(const toolkit::FilelistsRead& f) {
+  return {{"needed", f.needed},
+          {"read", f.read},
+          {"location", f.location.empty() ? json(nullptr) : json(f.location)},
+          {"wanted", f.wanted},
+          {"found", f.found}};
+}
+
 void print_json(const json& body) {
   json doc = {{"schema", 1}, {"tool", "cuwheel " CUWHEEL_VERSION}, {"command", "toolkit lock"}};
   for (auto it = body.begin(); it != body.end(); ++it) doc[it.key()] = it.value();
@@ -151,8 +163,20 @@ int run_lock() {
     return kExitUnreadable;
   }
 
-  // 3. The closed set.
+  // 3. filelists.xml, when primary.xml's file lists cannot answer a file
+  //    requirement.
   toolkit::ResolveRequest req{g.release, g.packages, g.arch};
+  auto files = toolkit::read_filelists_if_needed(*repo, req);
+  if (!files) {
+    print_error("--repo", files.error().message());
+    return kExitUnreadable;
+  }
+  if (files->needed && !files->read)
+    print_warning(g.repo,
+                  "repomd.xml lists no filelists: file requirements outside primary.xml's file lists are "
+                  "taken as external");
+
+  // 4. The closed set.
   auto res = toolkit::resolve(*repo, req);
   if (!res) {
     std::vector<std::string> problems;
@@ -161,11 +185,12 @@ int run_lock() {
       problems.push_back(line);
       print_error(g.repo, line);
     }
-    if (as_json) print_json({{"ok", false}, {"lock", g.lock}, {"errors", problems}});
+    if (as_json)
+      print_json({{"ok", false}, {"lock", g.lock}, {"errors", problems}, {"filelists", filelists_json(*files)}});
     return kExitFindings;
   }
 
-  // 4. The toolkit entry, upserted into the lock.
+  // 5. The toolkit entry, upserted into the lock.
   toolkit::LockedToolkit t;
   t.name = g.name;
   t.release = g.release;
@@ -192,7 +217,8 @@ int run_lock() {
   bool changed = text != old_text;
 
   if (g.check) {
-    if (as_json) print_json({{"ok", !changed}, {"lock", g.lock}, {"changed", changed}, {"toolkit", tk_json}});
+    if (as_json) print_json({{"ok", !changed}, {"lock", g.lock}, {"changed", changed}, {"toolkit", tk_json},
+                 {"filelists", filelists_json(*files)}});
     if (changed) {
       print_error(g.lock, "toolkit " + g.name + " is out of date with " + g.repo + " (re-run without --check)");
       return kExitFindings;
@@ -207,13 +233,28 @@ int run_lock() {
     }
   }
   if (as_json) {
-    print_json({{"ok", true}, {"lock", g.lock}, {"changed", changed}, {"toolkit", tk_json}});
+    print_json({{"ok", true}, {"lock", g.lock}, {"changed", changed}, {"toolkit", tk_json},
+                {"filelists", filelists_json(*files)}});
     return kExitOk;
   }
   for (const auto& r : tk_json["rpms"])
     std::cout << "  " << r["name"].get<std::string>() << " " << r["evr"].get<std::string>() << " "
               << r["arch"].get<std::string>() << "  " << human_size(r["size"].get<uint64_t>()) << "\n";
   for (const auto& e : tk_json["external"]) std::cout << "  external: " << e.get<std::string>() << "\n";
+  if (files->read) {
+    // The file requirements of this set that only filelists.xml answered.
+    std::set<std::string> found(files->found.begin(), files->found.end());
+    std::set<std::string> met;
+    for (const auto& p : res->packages)
+      for (const auto& r : p.requires_)
+        if (found.count(r.name))
+          for (const auto& q : res->packages)
+            if (std::find(q.files.begin(), q.files.end(), r.name) != q.files.end()) met.insert(r.name + " in " + q.name);
+    std::cout << "  filelists: read " << files->location;
+    if (met.empty()) std::cout << "; no file requirement of this set is met there";
+    for (auto it = met.begin(); it != met.end(); ++it) std::cout << (it == met.begin() ? "; " : ", ") << *it;
+    std::cout << "\n";
+  }
   std::cout << g.lock << ": " << g.name << " = CUDA " << g.release << ", " << res->packages.size() << " RPMs, "
             << human_size(total) << ", " << res->external.size() << " external requirements"
             << (changed ? " (written)" : " (unchanged)") << "\n";
