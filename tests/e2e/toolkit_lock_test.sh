@@ -4,8 +4,9 @@
 # rpmsign, createrepo_c) and served on loopback by
 # tests/fixtures/serve_http.py: resolution, determinism, upsert of a second
 # toolkit, gzip/xz/zstd metadata, folders and file:// URLs, JSON output,
-# --check, and the errors (unknown release, a tampered primary, a broken
-# lock, usage).
+# --check, a file requirement only filelists.xml answers (and a repository
+# without filelists, a tampered, truncated or malformed filelists), and the
+# errors (unknown release, a tampered primary, a broken lock, usage).
 # Usage: tests/e2e/toolkit_lock_test.sh path/to/cuwheel   (run from the repository root)
 set -uo pipefail
 CUWHEEL="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -188,6 +189,102 @@ has err "--key-url: needs --key-fingerprint"
 run 2 toolkit lock --repo "$URL/repo" --release 12.9 --packages cuda-nvcc --name cu12 --key-url "$URL/k" --key-fingerprint 1234
 has err "is not 40 hex digits"
 run 2 toolkit lock --release 12.9 --packages cuda-nvcc --name cu12
+
+# 9. filelists.xml: cuda-fx-tool-12-9 requires /usr/share/cuda-fx/data.txt,
+#    a file of cuda-fx-data-12-9 that primary.xml does not list.
+FX=cuda-fx-tool
+run 0 toolkit lock --repo "$URL/repo" --release 12.9 --packages $FX --name cu12 --lock fx.lock
+has out "cuda-fx-data-12-9 12.9.86-1 x86_64"
+has out "filelists: read repodata/filelists.xml.gz; /usr/share/cuda-fx/data.txt in cuda-fx-data-12-9"
+has out "cu12 = CUDA 12.9, 2 RPMs"
+has fx.lock 'name = "cuda-fx-data-12-9"'
+has fx.lock 'external = []'
+lacks err "warning"
+cp "$WORK/fx.lock" "$WORK/fx.first"
+run 0 toolkit lock --repo "$URL/repo" --release 12.9 --packages $FX --name cu12 --lock fx.lock
+has out "(unchanged)"
+same "$WORK/fx.first" "$WORK/fx.lock" "re-lock through filelists"
+run 0 toolkit lock --repo "$URL/repo" --release 12.9 --packages $FX --name cu12 --lock fx.lock --format json
+python3 - "$WORK/out" <<'PY' && ok || bad "JSON filelists of toolkit lock: $(head -c 600 "$WORK/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["filelists"]
+assert f["needed"] is True and f["read"] is True and f["location"] == "repodata/filelists.xml.gz", f
+assert f["wanted"] == ["/bin/sh", "/sbin/ldconfig", "/usr/share/cuda-fx/data.txt"], f
+assert f["found"] == ["/usr/share/cuda-fx/data.txt"], f
+t = d["toolkit"]
+assert [r["name"] for r in t["rpms"]] == ["cuda-fx-data-12-9", "cuda-fx-tool-12-9"], t["rpms"]
+assert t["rpms"][0]["reason"] == "/usr/share/cuda-fx/data.txt (required by cuda-fx-tool-12-9)", t["rpms"][0]
+assert t["external"] == [], t["external"]
+PY
+pins "$WORK/fx.lock" >"$WORK/b"
+for repo in "$URL/repo-xz/" "$URL/repo-zstd" "$WORK/fx/repo" "file://$WORK/fx/repo/"; do
+  run 0 toolkit lock --repo "$repo" --release 12.9 --packages $FX --name cu12 --lock fx-other.lock
+  pins "$WORK/fx-other.lock" >"$WORK/a"
+  same "$WORK/a" "$WORK/b" "filelists pins from $repo"
+done
+# Nothing in the set needs filelists: it is not fetched (here: not there).
+cp -r "$WORK/fx/repo" "$WORK/nofl-file"
+rm "$WORK/nofl-file/repodata/filelists.xml.gz"
+run 0 toolkit lock --repo "$WORK/nofl-file" --release 12.9 --packages cuda-crt --name cu12 --lock crt.lock --format json
+has out '"read": false'
+has out '"needed": false'
+
+# set_filelists DIR [FILE]: makes DIR's repodata/filelists.xml.gz the bytes
+# of FILE and repomd.xml agree with them (checksum, size); without FILE,
+# removes the filelists entry from repomd.xml.
+set_filelists() {
+  python3 - "$@" <<'PY'
+import hashlib, re, sys
+d = sys.argv[1]
+p = d + "/repodata/repomd.xml"
+text = open(p).read()
+start = text.index('<data type="filelists">')
+end = text.index("</data>", start) + len("</data>")
+if len(sys.argv) < 3:
+    text = text[:start] + text[end:]
+else:
+    data = open(sys.argv[2], "rb").read()
+    open(d + "/repodata/filelists.xml.gz", "wb").write(data)
+    block = re.sub(r'<checksum type="sha256">[0-9a-f]+</checksum>',
+                   '<checksum type="sha256">%s</checksum>' % hashlib.sha256(data).hexdigest(), text[start:end])
+    block = re.sub(r"<size>\d+</size>", "<size>%d</size>" % len(data), block)
+    text = text[:start] + block + text[end:]
+open(p, "w").write(text)
+PY
+}
+# A repository without filelists: the requirement is external, as before.
+cp -r "$WORK/fx/repo" "$WORK/nofl"
+set_filelists "$WORK/nofl"
+run 0 toolkit lock --repo "$WORK/nofl" --release 12.9 --packages $FX --name cu12 --lock nofl.lock
+has nofl.lock 'external = ["/usr/share/cuda-fx/data.txt"]'
+lacks nofl.lock 'cuda-fx-data-12-9'
+has err "repomd.xml lists no filelists: file requirements outside primary.xml's file lists are taken as external"
+# A tampered filelists (checksum), a truncated one and malformed XML are
+# errors naming the file; the lock is neither written nor changed.
+FL=repodata/filelists.xml.gz
+cp -r "$WORK/fx/repo" "$WORK/fl-tampered"
+printf 'X' | dd of="$WORK/fl-tampered/$FL" bs=1 seek=30 conv=notrunc status=none
+run 2 toolkit lock --repo "$WORK/fl-tampered" --release 12.9 --packages $FX --name cu12 --lock fx.lock
+has err "fl-tampered/$FL: sha256 checksum mismatch: repomd.xml says"
+same "$WORK/fx.first" "$WORK/fx.lock" "lock kept after a tampered filelists"
+run 2 toolkit lock --repo "$WORK/fl-tampered" --release 12.9 --packages $FX --name cu12 --lock new.lock
+if [ ! -e "$WORK/new.lock" ]; then ok; else bad "a failed filelists read wrote new.lock"; fi
+cp -r "$WORK/fx/repo" "$WORK/fl-trunc"
+head -c 700 "$WORK/fx/repo/$FL" >"$WORK/cut.gz"
+set_filelists "$WORK/fl-trunc" "$WORK/cut.gz"
+run 2 toolkit lock --repo "$WORK/fl-trunc" --release 12.9 --packages $FX --name cu12 --lock new.lock
+has err "fl-trunc/$FL: "
+cp -r "$WORK/fx/repo" "$WORK/fl-bad"
+printf '<?xml version="1.0"?>\n<filelists>\n<package pkgid="a" name="x" arch="noarch">\n</filelists>\n' | gzip -c >"$WORK/bad.gz"
+set_filelists "$WORK/fl-bad" "$WORK/bad.gz"
+run 2 toolkit lock --repo "$WORK/fl-bad" --release 12.9 --packages $FX --name cu12 --lock new.lock
+has err "fl-bad/$FL:4: mismatched tag"
+printf '<?xml version="1.0"?>\n<!DOCTYPE filelists [<!ENTITY a "b">]>\n<filelists/>\n' | gzip -c >"$WORK/doctype.gz"
+set_filelists "$WORK/fl-bad" "$WORK/doctype.gz"
+run 2 toolkit lock --repo "$WORK/fl-bad" --release 12.9 --packages $FX --name cu12 --lock new.lock
+has err "fl-bad/$FL:2: DOCTYPE declarations are not allowed in repository metadata"
+if [ ! -e "$WORK/new.lock" ]; then ok; else bad "a failed filelists read wrote new.lock"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
