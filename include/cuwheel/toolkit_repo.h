@@ -165,8 +165,9 @@ Expected<Repository> load_repository(const std::string& base);
 
 /// Cap on the decompressed size of filelists.xml, bytes. The XML is parsed
 /// as it is decompressed, so memory does not grow with it; the cap bounds
-/// the time a hostile (or broken) stream can take. NVIDIA's filelists.xml
-/// for all CUDA releases is a few hundred MB.
+/// the time a hostile (or broken) stream can take (the same 4 GiB as
+/// primary.xml's; a real filelists.xml is several times larger than its
+/// primary.xml).
 inline constexpr uint64_t kMaxFilelistsXml = 4ull << 30;
 
 /// One <package> of filelists.xml, with only the wanted files it lists.
