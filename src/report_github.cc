@@ -1,4 +1,11 @@
 // GitHub Actions workflow-command renderer for check findings.
+//
+// Every value is first made printable (include/cuwheel/bytes.h: control
+// bytes, ESC among them, become \xNN), then escaped as the workflow-command
+// syntax requires ("Workflow commands for GitHub Actions": %25, %0D, %0A in
+// the message; also %3A and %2C in a property), so a member name cannot end
+// the command line and start another.
+#include "cuwheel/bytes.h"
 #include "cuwheel/report.h"
 
 namespace cuwheel::check {
@@ -6,7 +13,8 @@ namespace cuwheel::check {
 namespace {
 // Workflow commands need %, CR and LF escaped in data, and also , and : in
 // property values.
-std::string escape_data(const std::string& s) {
+std::string escape_data(const std::string& raw) {
+  const std::string s = printable(raw);
   std::string o;
   for (char c : s) {
     if (c == '%') o += "%25";

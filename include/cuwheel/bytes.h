@@ -102,9 +102,23 @@ class Cursor {
   bool ok_ = true;
 };
 
-/// Returns a printable copy of a name read from input: bytes outside
-/// printable ASCII are shown as \xNN, so a hostile name cannot corrupt a
-/// terminal or a JSON document.
+/// Returns a printable copy of text read from input (a member name, a file
+/// path, a soname, a symbol, a RUNPATH entry, a metadata string), for every
+/// text-like output: the one escaping function of the tool.
+///
+/// Kept as is: well-formed UTF-8 (RFC 3629 section 4) that is printable,
+/// so `café.so` stays `café.so`. Shown as `\xNN`, byte by byte: C0
+/// controls (0x00-0x1f, so a newline cannot start a new output line that a
+/// CI runner reads as a workflow command, and ESC cannot drive a
+/// terminal), DEL (0x7f), C1 controls (U+0080-U+009F), the line and
+/// paragraph separators (U+2028, U+2029), the bidirectional formatting
+/// characters (Unicode Standard Annex #9: U+061C, U+200E, U+200F,
+/// U+202A-U+202E, U+2066-U+2069), and every byte that is not part of a
+/// well-formed sequence (a stray continuation byte, an overlong form, a
+/// surrogate, a truncated sequence). A backslash is not escaped, so the
+/// function is idempotent: printable(printable(s)) == printable(s).
+/// Output layers apply it to names; JSON and SARIF writers escape instead
+/// through the JSON encoder.
 std::string printable(std::string_view s);
 
 }  // namespace cuwheel

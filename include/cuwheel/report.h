@@ -13,6 +13,9 @@ struct ReportSummary {
   size_t inputs = 0;           ///< models checked
   size_t errors = 0, warnings = 0;
   std::vector<std::pair<std::string, std::string>> unreadable;  ///< (where, message)
+  /// The input path (as given, or the wheel of a folder) each `unreadable`
+  /// entry belongs to, in the same order; where shorter, `where` stands in.
+  std::vector<std::string> unreadable_inputs;
   std::string policy_source;   ///< "" = built-in defaults
 };
 
@@ -34,10 +37,21 @@ std::string render_text(const std::vector<Finding>& findings, const ReportSummar
 /// finding per location; findings of one cause share a "group" number.
 std::string render_json(const std::vector<Finding>& findings, const ReportSummary& summary);
 
-/// SARIF 2.1.0, one run, rules from the registry.
+/// SARIF 2.1.0 (OASIS, 27 March 2020), one run, rules from the registry.
+/// Each result's artifactLocation.uri is a URI (section 3.4.3, RFC 3986): a
+/// relative path becomes a relative reference, each byte outside the
+/// unreserved set and "/" percent-encoded; an absolute path a `file://`
+/// URI (RFC 8089). The run has one invocation (section 3.20):
+/// executionSuccessful is false when an input could not be read, and each
+/// unreadable input is a toolExecutionNotification (section 3.58) with
+/// level "error", its message and its location.
+/// Text is escaped by the JSON encoder; bytes that are not UTF-8 become
+/// U+FFFD, never an abort.
 std::string render_sarif(const std::vector<Finding>& findings, const ReportSummary& summary);
 
-/// GitHub Actions workflow commands (::error file=...::message).
+/// GitHub Actions workflow commands (::error file=...::message). Values
+/// go through printable() (cuwheel/bytes.h), then the workflow-command
+/// escapes: %25 %0D %0A in the message, also %3A %2C in properties.
 std::string render_github(const std::vector<Finding>& findings, const ReportSummary& summary);
 
 }  // namespace cuwheel::check

@@ -149,7 +149,7 @@ std::string text_entry(const EntryFacts& e) {
                          : std::to_string(e.stored_size) + " B " + compression_name(e.compression) + " (" +
                                std::to_string(e.size) + " B)";
   std::snprintf(buf, sizeof buf, "  %-6s %-13s %-12s %-30s %s %s", k ? k : fatbin::kind_name(e.kind).c_str(),
-                display_arch(e).c_str(), extra.c_str(), size.c_str(), e.section.empty() ? "-" : e.section.c_str(),
+                display_arch(e).c_str(), extra.c_str(), size.c_str(), e.section.empty() ? "-" : printable(e.section).c_str(),
                 hex(e.offset).c_str());
   std::string s = buf;
   while (!s.empty() && s.back() == ' ') s.pop_back();
@@ -215,25 +215,30 @@ class ListVisitor : public InputVisitor {
       json_input_["objects"].push_back(std::move(j));
       return;
     }
-    // text
+    // text. The head line counts every entry of the object (relocatable
+    // ones only with --all, as listed); --elf/--ptx choose the lines shown
+    // below it and the head says so, so "1 PTX" stays true under --elf.
+    ListOptions kinds_all = o_;
+    kinds_all.elf = kinds_all.ptx = false;
     size_t sass = 0, ptx = 0, other = 0;
     std::string body;
     for (const auto& e : dc->entries) {
-      if (!selected(o_, *dc, e)) continue;
+      if (!selected(kinds_all, *dc, e)) continue;
       if (e.kind == fatbin::kElf) ++sass;
       else if (e.kind == fatbin::kPtx) ++ptx;
       else ++other;
-      body += text_entry(e);
+      if (selected(o_, *dc, e)) body += text_entry(e);
     }
     // In wheels and directories, objects without device code are left out.
     if (!plain && dc->entries.empty()) return;
     progress_.clear();
-    std::string head = obj.display() + ": ";
+    std::string head = printable(obj.display()) + ": ";
     if (dc->entries.empty()) head += "no device code";
     else {
       head += std::to_string(sass) + " SASS, " + std::to_string(ptx) + " PTX";
       if (other) head += ", " + std::to_string(other) + " other";
       head += " in " + std::to_string(dc->containers) + (dc->containers == 1 ? " container" : " containers");
+      if (o_.elf != o_.ptx) head += o_.elf ? " (listing SASS only)" : " (listing PTX only)";
     }
     std::cout << head << "\n" << body;
   }
@@ -280,9 +285,11 @@ class ListVisitor : public InputVisitor {
       group_path_ = ref.input;
       group_header_.clear();
     } else {
-      group_path_ = ref.input + ":" + ref.member;
+      // A wheel or directory member has no cuobjdump listing of its own to
+      // match: its name, read from the input, is shown through printable().
+      group_path_ = printable(ref.input + ":" + ref.member);
       std::string abs = !ref.input.empty() && ref.input[0] == '/' ? ref.input : cwd_ + "/" + ref.input;
-      group_header_ = "\nmember " + abs + ":" + ref.member + ":\n";
+      group_header_ = "\nmember " + printable(abs + ":" + ref.member) + ":\n";
       group_in_container_ = true;
     }
   }
@@ -297,7 +304,7 @@ class ListVisitor : public InputVisitor {
       else if (!looks_like_object(obj.bytes)) group_kind_ = cuobjdump::FileKind::other;
     }
     cuobjdump::ObjectCode oc;
-    oc.member = obj.archive_member;
+    oc.member = group_in_container_ ? printable(obj.archive_member) : obj.archive_member;
     oc.code = read_device_code(obj.bytes, Depth::arch, nullptr, [&obj](ByteView v) { obj.release(v); });
     group_objects_.push_back(std::move(oc));
   }

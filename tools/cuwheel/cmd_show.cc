@@ -81,14 +81,24 @@ json needed_json(const std::string& soname, const std::map<std::string, std::str
   return j;
 }
 
+// Text output shows names read from input (sonames, paths, RUNPATH entries,
+// metadata strings) through printable() (include/cuwheel/bytes.h), so a
+// control byte in one cannot reach the terminal as itself.
+std::string esc(const json& v) { return printable(v.get<std::string>()); }
+std::vector<std::string> esc_all(const json& v) {
+  std::vector<std::string> out;
+  for (const auto& s : v) out.push_back(esc(s));
+  return out;
+}
+
 std::string needed_text(const json& n) {
-  std::string s = n["class"].get<std::string>();
-  if (n.contains("path")) s += " (" + n["path"].get<std::string>() + ")";
+  std::string s = esc(n["class"]);
+  if (n.contains("path")) s += " (" + esc(n["path"]) + ")";
   if (n.contains("providers")) {
     std::vector<std::string> parts;
     for (auto& [major, p] : n["providers"].items())
-      parts.push_back("CUDA " + major + ": " + p["distribution"].get<std::string>() + " in " +
-                      p["directory"].get<std::string>());
+      parts.push_back("CUDA " + major + ": " + esc(p["distribution"]) + " in " +
+                      esc(p["directory"]));
     if (!parts.empty()) s += ", " + join(parts, "; ");
   }
   return s;
@@ -104,18 +114,18 @@ std::string cuda_symbols_text(const json& needs) {
   };
   std::map<std::string, PerFile> files;
   for (const auto& n : needs) {
-    auto& f = files[n["file"].get<std::string>()];
+    auto& f = files[esc(n["file"])];
     ++f.count;
-    f.versions.insert(n["version"].get<std::string>());
+    f.versions.insert(esc(n["version"]));
     if (n["first_release"].is_string()) {
-      std::string rel = n["first_release"].get<std::string>();
+      std::string rel = esc(n["first_release"]);
       auto key = [](const std::string& r) {
         size_t dot = r.find('.');
         return std::make_pair(std::stoi(r.substr(0, dot)), std::stoi(r.substr(dot + 1)));
       };
       if (f.newest.empty() || key(f.newest) < key(rel)) {
         f.newest = rel;
-        f.newest_symbol = n["symbol"].get<std::string>();
+        f.newest_symbol = esc(n["symbol"]);
       }
     }
   }
@@ -187,13 +197,21 @@ class ShowVisitor : public InputVisitor {
     // Payload pages are released as soon as each entry is read, so a large
     // library mapped from a wheel does not stay resident.
     auto dc = read_device_code(obj.bytes, Depth::full, &w, [&obj](ByteView v) { obj.release(v); });
+    std::set<std::string> payload_errors;
     if (dc) {
       if (dc->stopped) error(obj.display(), *dc->stopped);
+      // show reads every payload (kernels, PTX directives): one that does
+      // not decode is input that cannot be read (exit 2), named with the
+      // entry's offset; the rest of the object is still shown.
+      for (const auto& e : dc->entries)
+        if (!e.payload_error.empty() && payload_errors.insert(e.payload_error).second)
+          error(obj.display(), Error(e.payload_error));
       r.device = device_json(*dc);
     } else {
       w.warn("device code: " + dc.error().message());
     }
-    r.warnings = w.messages();
+    for (const auto& m : w.messages())
+      if (!payload_errors.count(m)) r.warnings.push_back(m);
     records_.push_back(std::move(r));
   }
 
@@ -305,35 +323,35 @@ class ShowVisitor : public InputVisitor {
     std::string out;
     if (in.contains("wheel")) {
       const json& w = in["wheel"];
-      out += w["filename"].get<std::string>() + "\n";
-      out += "  name          " + w["name"].get<std::string>() + " " + w["version"].get<std::string>() + "\n";
-      out += "  tags          " + join(w["wheel_tags"].get<std::vector<std::string>>(), " ") + "\n";
-      auto req = w["requires_dist"].get<std::vector<std::string>>();
+      out += esc(w["filename"]) + "\n";
+      out += "  name          " + esc(w["name"]) + " " + esc(w["version"]) + "\n";
+      out += "  tags          " + join(esc_all(w["wheel_tags"]), " ") + "\n";
+      auto req = esc_all(w["requires_dist"]);
       out += "  requires-dist " + (req.empty() ? std::string("-") : join(req, "\n                ")) + "\n";
       out += "\n";
     }
     for (const auto& o : in["objects"]) {
-      out += o["path"].get<std::string>() + "\n";
-      if (o.contains("distribution")) out += "  distribution  " + o["distribution"].get<std::string>() + "\n";
+      out += esc(o["path"]) + "\n";
+      if (o.contains("distribution")) out += "  distribution  " + esc(o["distribution"]) + "\n";
       if (o.contains("soname")) {
-        out += "  soname        " + (o["soname"].is_null() ? std::string("-") : o["soname"].get<std::string>()) + "\n";
+        out += "  soname        " + (o["soname"].is_null() ? std::string("-") : esc(o["soname"])) + "\n";
         bool first = true;
         for (const auto& n : o["needed"]) {
           char buf[64];
-          std::snprintf(buf, sizeof buf, "%-24s ", n["soname"].get<std::string>().c_str());
+          std::snprintf(buf, sizeof buf, "%-24s ", esc(n["soname"]).c_str());
           out += std::string(first ? "  needed        " : "                ") + buf + needed_text(n) + "\n";
           first = false;
         }
         if (first) out += "  needed        -\n";
-        auto rp = o["rpath"].get<std::vector<std::string>>();
-        auto rn = o["runpath"].get<std::vector<std::string>>();
+        auto rp = esc_all(o["rpath"]);
+        auto rn = esc_all(o["runpath"]);
         if (!rp.empty()) out += "  rpath         " + join(rp, ":") + "\n";
         if (!rn.empty()) out += "  runpath       " + join(rn, ":") + "\n";
         if (rp.empty() && rn.empty()) out += "  runpath       -\n";
         const json& rt = o["cuda_runtime"];
-        std::string k = rt["kind"].get<std::string>();
-        std::string rts = k == "shared"   ? "shared, " + rt["soname"].get<std::string>()
-                          : k == "static" ? "static (" + rt["evidence"].get<std::string>() + ")"
+        std::string k = esc(rt["kind"]);
+        std::string rts = k == "shared"   ? "shared, " + esc(rt["soname"])
+                          : k == "static" ? "static (" + esc(rt["evidence"]) + ")"
                           : k == "is-runtime" ? "this is the CUDA " + std::to_string(rt["major"].get<int>()) + " runtime"
                                               : "none";
         out += "  cuda runtime  " + rts + "\n";
@@ -343,22 +361,22 @@ class ShowVisitor : public InputVisitor {
       if (dc.is_null() || dc["entries"].get<size_t>() == 0) {
         out += "  device code   none\n";
       } else {
-        auto sass = dc["sass"].get<std::vector<std::string>>();
+        auto sass = esc_all(dc["sass"]);
         out += "  sass          " + (sass.empty() ? std::string("-") : join(sass, " ")) + "\n";
         std::vector<std::string> ptx;
         for (const auto& p : dc["ptx"]) {
-          std::string s = p["arch"].get<std::string>();
-          if (!p["isa"].get<std::string>().empty()) s += " (ISA " + p["isa"].get<std::string>() + ")";
+          std::string s = esc(p["arch"]);
+          if (!esc(p["isa"]).empty()) s += " (ISA " + esc(p["isa"]) + ")";
           ptx.push_back(s);
         }
         out += "  ptx           " + (ptx.empty() ? std::string("-") : join(ptx, ", ")) + "\n";
-        auto lto = dc["ltoir"].get<std::vector<std::string>>();
+        auto lto = esc_all(dc["ltoir"]);
         if (!lto.empty()) out += "  lto-ir        " + join(lto, " ") + "\n";
-        out += "  compression   " + join(dc["compression"].get<std::vector<std::string>>(), ", ") + "\n";
+        out += "  compression   " + join(esc_all(dc["compression"]), ", ") + "\n";
         out += "  kernels       " + std::to_string(dc["kernels"].get<size_t>()) +
                (dc["kernels_complete"].get<bool>() ? "" : " (some payloads unreadable)") + "\n";
       }
-      for (const auto& w : o["warnings"]) out += "  warning       " + w.get<std::string>() + "\n";
+      for (const auto& w : o["warnings"]) out += "  warning       " + esc(w) + "\n";
       out += "\n";
     }
     std::cout << out;
