@@ -1,5 +1,6 @@
 // Building check models: every input read once. See include/cuwheel/check.h.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "cuwheel/archive.h"
@@ -47,13 +48,25 @@ void read_library(LibraryModel& lib, ByteView bytes, const std::function<void(By
     }
     if (done) done(bytes);
   }
-  auto dc = read_device_code(bytes, Depth::arch, &w, done);
+  // Every payload is decoded (Depth::full): a compressed cubin or PTX that
+  // does not decode is device code the rules cannot vouch for, so the
+  // library is unreadable (exit 2), never a pass on the entry headers alone.
+  auto dc = read_device_code(bytes, Depth::full, &w, done);
   if (dc) {
     lib.summary = summarize(*dc);
     lib.device = std::move(*dc);
-    for (auto& e : lib.device.entries) e.ptx.reset();
+    for (auto& e : lib.device.entries) {
+      // The rules read architectures and PTX ISA versions, not kernel or
+      // entry names: let those go, so a large wheel's models stay small.
+      if (e.cubin) std::vector<std::string>().swap(e.cubin->kernels);
+      if (e.ptx) {
+        std::vector<std::string>().swap(e.ptx->entries);
+        std::vector<std::string>().swap(e.ptx->targets);
+      }
+      if (!e.payload_error.empty() && lib.error.empty()) lib.error = e.payload_error;
+    }
     if (lib.device.stopped && lib.error.empty()) lib.error = lib.device.stopped->message();
-  } else if (lib.error.empty() && lib.is_elf) {
+  } else if (lib.error.empty()) {
     lib.error = dc.error().message();
   }
 }
@@ -189,7 +202,12 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
     if (!opts.hash_members && !maybe_object) continue;
     if (!opts.hash_members) {
       auto head = w->peek(zm, 8);
-      if (!head || !(is_elf(*head) || archive::has_magic(*head))) continue;
+      if (!head) {  // the member cannot be read at all: say so, never skip it
+        mm.read_error = head.error().message();
+        m.read_errors.emplace_back(path + ":" + printable(zm.name), mm.read_error);
+        continue;
+      }
+      if (!(is_elf(*head) || archive::has_magic(*head))) continue;
     }
     auto b = w->read(zm);
     if (!b) {
@@ -221,6 +239,13 @@ Expected<std::vector<CheckModel>> build_models(const std::string& path, const Bu
                                                const std::function<void(const std::string&)>& progress) {
   std::error_code ec;
   auto st = fs::status(path, ec);
+  // The errno says why (ELOOP: "too many levels of symbolic links", EACCES,
+  // ENOTDIR); only a path that is not there is "no such file or directory".
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    std::string why = ec.message();
+    if (!why.empty()) why[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(why[0])));
+    return Error(path + ": " + why);
+  }
   if (ec || !fs::exists(st)) return Error(path + ": no such file or directory");
   std::vector<CheckModel> out;
   if (fs::is_directory(st)) {
@@ -236,6 +261,7 @@ Expected<std::vector<CheckModel>> build_models(const std::string& path, const Bu
         if (!m) {
           CheckModel bad;
           bad.path = wp.string();
+          bad.unreadable = true;
           bad.read_errors.emplace_back(wp.string(), m.error().message());
           out.push_back(std::move(bad));
           continue;
@@ -281,7 +307,10 @@ Expected<std::vector<CheckModel>> build_models(const std::string& path, const Bu
     out.push_back(std::move(*m));
     return out;
   }
-  if (!is_elf(hv) && !archive::has_magic(hv)) return Error(path + ": not a wheel, ELF file or static archive");
+  // A raw fatbin is a library-like input too: device code, no ELF facts
+  // (the loading rules see is_elf false and stay silent).
+  if (!looks_like_object(hv) && !archive::has_magic(hv))
+    return Error(path + ": not a wheel, ELF file, static archive, fatbin or cubin");
   CheckModel m;
   m.path = path;
   m.kind = CheckModel::Kind::library;

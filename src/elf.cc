@@ -66,7 +66,7 @@ Expected<File> File::parse(ByteView d, WarningSink* warnings) {
   uint64_t phoff = c.read_word(f.is64_);
   uint64_t shoff = c.read_word(f.is64_);
   f.flags_ = c.read<uint32_t>();
-  c.read<uint16_t>();  // e_ehsize
+  uint16_t ehsize_field = c.read<uint16_t>();
   uint16_t phentsize = c.read<uint16_t>();
   uint64_t phnum = c.read<uint16_t>();
   uint16_t shentsize = c.read<uint16_t>();
@@ -76,12 +76,26 @@ Expected<File> File::parse(ByteView d, WarningSink* warnings) {
 
   const uint64_t want_sh = f.is64_ ? 64 : 40, want_ph = f.is64_ ? 56 : 32;
 
+  // The header's own sizes must be the class's (ELF gABI, "ELF Header":
+  // e_ehsize, e_phentsize, e_shentsize; 52/32/40 for ELFCLASS32, 64/56/64
+  // for ELFCLASS64). A mismatch means EI_CLASS or the header is damaged
+  // (a 64-bit library with EI_CLASS flipped to 1 reads as garbage): every
+  // later field would be misread, so the file is unreadable, not "no
+  // device code". The entry sizes matter only when there is a table.
+  const char* cls_name = f.is64_ ? "ELFCLASS64" : "ELFCLASS32";
+  const uint64_t at_eh = f.is64_ ? 0x34 : 0x28, at_ph = at_eh + 2, at_sh = at_eh + 6;
+  if (ehsize_field != ehsize)
+    return Error("e_ehsize " + std::to_string(ehsize_field) + " at offset " + hex(at_eh) + " is not the " + cls_name +
+                 " header size " + std::to_string(ehsize) + " (EI_CLASS at offset 0x4 is " + std::to_string(cls) + ")");
+  if (phoff != 0 && phnum != 0 && phentsize != want_ph)
+    return Error("e_phentsize " + std::to_string(phentsize) + " at offset " + hex(at_ph) + " is not the " + cls_name +
+                 " program header size " + std::to_string(want_ph));
+  if (shoff != 0 && shentsize != want_sh)
+    return Error("e_shentsize " + std::to_string(shentsize) + " at offset " + hex(at_sh) + " is not the " + cls_name +
+                 " section header size " + std::to_string(want_sh));
+
   // Section headers. Extended numbering: section 0 carries the real counts.
   bool sections_ok = shoff != 0;
-  if (sections_ok && shentsize != want_sh) {
-    if (warnings) warnings->warn("e_shentsize " + std::to_string(shentsize) + " is not " + std::to_string(want_sh) + "; section headers ignored");
-    sections_ok = false;
-  }
   if (sections_ok && !in_bounds(d.size(), shoff, want_sh)) {
     if (warnings) warnings->warn("section header table at " + hex(shoff) + " lies outside the file (" + hex(d.size()) + " bytes); section headers ignored");
     sections_ok = false;

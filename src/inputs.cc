@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -202,6 +203,13 @@ std::map<std::string, std::string> record_owners(const std::string& dir) {
 Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor& v) {
   std::error_code ec;
   fs::file_status st = fs::status(path, ec);
+  // The errno says why (ELOOP: "too many levels of symbolic links", EACCES,
+  // ENOTDIR); only a path that is not there is "no such file or directory".
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    std::string why = ec.message();
+    if (!why.empty()) why[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(why[0])));
+    return Error(path + ": " + why);
+  }
   if (ec || !fs::exists(st)) return Error(path + ": no such file or directory");
   if (fs::is_directory(st)) {
     v.begin_input(path, InputKind::directory);

@@ -72,10 +72,24 @@ struct Policy {
 /// accepted too). Errors name the file, the key and the line.
 Expected<Policy> load_policy(const std::string& path);
 
-/// Checks the values of a policy (from a file or flags): architectures are
-/// sm_NN[a|f], GPUs sm_NN, PTX newest/none/compute_NN[a|f], the driver a
-/// dotted number. The error names the key and the value.
+/// Checks the values of a policy given by flags: architectures are
+/// sm_NN[a|f] (2 or 3 digits), GPUs sm_NN, PTX newest/none/compute_NN[a|f],
+/// min-driver an NVIDIA driver version MAJOR.MINOR[.PATCH] in decimal
+/// (535.104.05, 580.65.06, 570.26: nvidia-smi's "Driver Version", the CUDA
+/// Toolkit Release Notes, Table 3), MAJOR not 0 and without a leading
+/// zero, each part at most 5 digits. The error names the flag and the
+/// value: `--min-driver: "1.2.3.4" is not an NVIDIA driver version ...`.
+/// load_policy() applies the same checks to a file's values, naming
+/// FILE:LINE and the key instead.
 Status validate_policy(const Policy& policy);
+
+/// Splits a comma-separated list as the list flags (--sass, --ptx, --gpus,
+/// --exports, --license-file) and the string form of the policy's list keys
+/// take it: "sm_75, sm_80" -> {"sm_75", "sm_80"}, each item trimmed of
+/// spaces. Errors: an empty item ("", "sm_75,,sm_80", ",,,", a leading or
+/// trailing comma), named by its position: `item 2 of "sm_75,,sm_80" is
+/// empty`.
+Expected<std::vector<std::string>> split_comma_list(std::string_view text);
 
 /// Looks for the policy file for `start` (a directory): cuwheel.toml, or a
 /// pyproject.toml with a [tool.cuwheel] table, in start and then each parent.
@@ -136,6 +150,11 @@ struct CheckModel {
   // All inputs.
   std::vector<LibraryModel> libraries;
   std::vector<std::pair<std::string, std::string>> read_errors;  ///< (where, message)
+  /// The input could not be opened at all (a wheel in a folder of wheels
+  /// that is not a readable zip): the model holds only `path` and
+  /// read_errors. It is no checked input: rules are not run on it and the
+  /// summary does not count it, as for the same wheel given by name.
+  bool unreadable = false;
 };
 
 struct BuildOptions {
@@ -145,8 +164,9 @@ struct BuildOptions {
 
 /// Builds one model per input: a wheel, a shared library or object, a
 /// directory of wheels (one model per wheel), or an installed environment
-/// (one model of kind directory). Unreadable inputs give an Error; problems
-/// inside an input are kept in CheckModel::read_errors.
+/// (one model of kind directory). Unreadable inputs give an Error; a wheel
+/// of a folder that cannot be opened gives a model with `unreadable` set;
+/// problems inside an input are kept in CheckModel::read_errors.
 Expected<std::vector<CheckModel>> build_models(const std::string& path, const BuildOptions& opts,
                                                const std::function<void(const std::string&)>& progress = {});
 

@@ -75,3 +75,43 @@ TEST(Elf, SplitPathList) {
             (std::vector<std::string>{"$ORIGIN", "/usr/local/cuda/lib64", "x"}));
   EXPECT_TRUE(elf::split_path_list("").empty());
 }
+
+// A header whose sizes are not its class's is damaged (EI_CLASS flipped on
+// a 64-bit library reads e_ehsize from the middle of e_shoff): unreadable,
+// naming the field and its offset (ELF gABI, "ELF Header").
+TEST(Elf, HeaderSizesMustMatchTheClass) {
+  auto b = minimal_elf64();
+  ASSERT_TRUE(elf::File::parse(b));
+  auto flipped = b;
+  flipped[4] = 1;  // ELFCLASS32: e_ehsize is read at 0x28
+  flipped[0x28] = 0x40;
+  auto f32 = elf::File::parse(flipped);
+  ASSERT_FALSE(f32);
+  EXPECT_EQ(f32.error().message(),
+            "e_ehsize 64 at offset 0x28 is not the ELFCLASS32 header size 52 (EI_CLASS at offset 0x4 is 1)");
+
+  auto ehsize = b;
+  ehsize[52] = 52;
+  ASSERT_FALSE(elf::File::parse(ehsize));
+  EXPECT_NE(elf::File::parse(ehsize).error().message().find("e_ehsize 52 at offset 0x34"), std::string::npos);
+
+  // e_shentsize matters when there is a section header table.
+  auto sh = b;
+  sh[0x28] = 0x40;  // e_shoff = 64 (the table itself is never reached)
+  sh[58] = 40;
+  auto fsh = elf::File::parse(sh);
+  ASSERT_FALSE(fsh);
+  EXPECT_EQ(fsh.error().message(), "e_shentsize 40 at offset 0x3a is not the ELFCLASS64 section header size 64");
+  auto no_table = b;
+  no_table[58] = 40;  // e_shoff 0: no table, the size is not used
+  EXPECT_TRUE(elf::File::parse(no_table));
+
+  // e_phentsize, when there are program headers.
+  auto ph = b;
+  ph[0x20] = 0x40;  // e_phoff
+  ph[56] = 1;       // e_phnum
+  ph[54] = 32;
+  auto fph = elf::File::parse(ph);
+  ASSERT_FALSE(fph);
+  EXPECT_EQ(fph.error().message(), "e_phentsize 32 at offset 0x36 is not the ELFCLASS64 program header size 56");
+}

@@ -6,10 +6,15 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "byte_builders.h"
+#include "cuwheel/check.h"
+#include "cuwheel/devicecode.h"
 #include "cuwheel/fatbin.h"
 
 using namespace cuwheel;
@@ -519,4 +524,83 @@ TEST(FatbinDecode, LegacyCompressionIsUnsupported) {
   ASSERT_FALSE(d);
   EXPECT_EQ(d.error().message(), "entry at 0x10: legacy compression (flag 0x1000) is not supported");
   EXPECT_FALSE(fatbin::decode_prefix(entry, 8));
+}
+
+// --- a payload that does not decode is unreadable input ----------------------
+
+namespace {
+
+// A raw fatbin file with one ZSTD-compressed PTX entry (kind 1, ISA 9.0).
+std::string write_ptx_fatbin(const std::string& name, const Bytes& frame, uint64_t declared) {
+  EntrySpec e;
+  e.kind = 1;
+  e.code_major = 9;
+  e.code_minor = 0;
+  e.arch = 90;
+  e.flags = 0x11 | fatbin::kFlagZstd;
+  e.payload = frame;
+  e.compressed_size = static_cast<uint32_t>(frame.size());
+  e.uncompressed_size = declared;
+  Bytes b = container_of({e});
+  std::filesystem::path p =
+      std::filesystem::path(::testing::TempDir()) / (std::to_string(::getpid()) + "-" + name);
+  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  return p.string();
+}
+
+Bytes ptx_text() {
+  std::string t = ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n";
+  while (t.size() < 3000) t += "// padding line of the PTX text\n";
+  return Bytes(t.begin(), t.end());
+}
+
+}  // namespace
+
+TEST(DeviceCodePayload, CheckReportsAPayloadThatDoesNotDecode) {
+  const Bytes plain = ptx_text();
+  const Bytes good = zstd_frame(plain);
+  Bytes cut = good;
+  cut.resize(cut.size() / 2);
+  struct Case {
+    const char* name;
+    Bytes frame;
+    uint64_t declared;
+    const char* error;  // "" = reads
+  } cases[] = {
+      {"good.fatbin", good, plain.size(), ""},
+      {"cut.fatbin", cut, plain.size(), "entry at 0x10: ZSTD frame: "},
+      {"huge.fatbin", good, 0xFFFFFFFFFFFFFFFFull, "entry at 0x10: declared uncompressed size 0xffffffffffffffff"},
+  };
+  for (const auto& c : cases) {
+    const std::string path = write_ptx_fatbin(c.name, c.frame, c.declared);
+    auto ms = check::build_models(path, check::BuildOptions{});
+    ASSERT_TRUE(ms) << c.name << ": " << ms.error().message();
+    ASSERT_EQ(ms->size(), 1u);
+    const auto& errs = (*ms)[0].read_errors;
+    if (*c.error == 0) {
+      EXPECT_TRUE(errs.empty()) << c.name << ": " << errs[0].second;
+      ASSERT_EQ((*ms)[0].libraries.size(), 1u);
+      EXPECT_EQ((*ms)[0].libraries[0].summary.ptx, std::vector<std::string>{"compute_90"});
+    } else {
+      ASSERT_EQ(errs.size(), 1u) << c.name;
+      EXPECT_EQ(errs[0].first, path);
+      EXPECT_EQ(errs[0].second.rfind(c.error, 0), 0u) << errs[0].second;
+    }
+    std::filesystem::remove(path);
+  }
+}
+
+TEST(DeviceCodePayload, Lz4SizeOfOneDoesNotDecode) {
+  const Bytes plain = ptx_text();
+  Bytes block(static_cast<size_t>(LZ4_compressBound(static_cast<int>(plain.size()))));
+  int n = LZ4_compress_default(reinterpret_cast<const char*>(plain.data()), reinterpret_cast<char*>(block.data()),
+                               static_cast<int>(plain.size()), static_cast<int>(block.size()));
+  block.resize(static_cast<size_t>(n));
+  auto held = hold(compressed_container(block, fatbin::kFlagLz4, 1));
+  WarningSink w;
+  Bytes whole = held.bytes;
+  auto dc = read_device_code(whole, Depth::full, &w);
+  ASSERT_TRUE(dc) << dc.error().message();
+  ASSERT_EQ(dc->entries.size(), 1u);
+  EXPECT_EQ(dc->entries[0].payload_error, "entry at 0x10: LZ4 block is corrupt or larger than the declared size 0x1");
 }
