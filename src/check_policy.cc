@@ -10,7 +10,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <map>
 
 #include "cuwheel/check.h"
 
@@ -74,21 +76,20 @@ std::string where(const std::string& file, const toml::node& n) {
   return file + ":" + std::to_string(src.begin.line);
 }
 
-Status string_list(const std::string& file, const toml::table& t, std::string_view key, std::vector<std::string>& out) {
+// Reads a list key: an array of strings or one comma-separated string.
+// `at`, when given, receives "FILE:LINE" for each item (the line of its
+// array element, or of the string), for the value checks that follow.
+Status string_list(const std::string& file, const toml::table& t, std::string_view key, std::vector<std::string>& out,
+                   std::vector<std::string>* at = nullptr) {
   const toml::node* n = t.get(key);
   if (!n) return Ok{};
   if (const auto* s = n->as_string()) {
     // "sm_75,sm_80" is accepted as well as an array.
-    std::string v = s->get();
-    size_t i = 0;
-    while (i <= v.size()) {
-      size_t j = v.find(',', i);
-      if (j == std::string::npos) j = v.size();
-      std::string item = v.substr(i, j - i);
-      while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-      while (!item.empty() && item.back() == ' ') item.pop_back();
-      if (!item.empty()) out.push_back(item);
-      i = j + 1;
+    auto items = split_comma_list(s->get());
+    if (!items) return Error(where(file, *n) + ": " + std::string(key) + ": " + items.error().message());
+    for (auto& item : *items) {
+      out.push_back(std::move(item));
+      if (at) at->push_back(where(file, *n));
     }
     return Ok{};
   }
@@ -97,7 +98,9 @@ Status string_list(const std::string& file, const toml::table& t, std::string_vi
   for (const auto& e : *arr) {
     const auto* s = e.as_string();
     if (!s) return Error(where(file, e) + ": " + std::string(key) + " must be a list of strings");
+    if (s->get().empty()) return Error(where(file, e) + ": " + std::string(key) + ": an empty item is not allowed");
     out.push_back(s->get());
+    if (at) at->push_back(where(file, e));
   }
   return Ok{};
 }
@@ -115,30 +118,77 @@ bool valid_arch(const std::string& a, const std::string& prefix) {
   return i == a.size() || (i + 1 == a.size() && (a[i] == 'a' || a[i] == 'f'));
 }
 
+// NVIDIA driver versions are MAJOR.MINOR[.PATCH] in decimal: 535.104.05,
+// 580.65.06, 570.26 (the "Driver Version" of nvidia-smi, and the minimum
+// versions of the CUDA Toolkit Release Notes, Table 3). MAJOR has no
+// leading zero and is not 0; MINOR and PATCH are as the release writes
+// them (05, 104). Every part is at most 5 digits, so comparing never
+// overflows.
 bool valid_driver(const std::string& d) {
-  if (d.empty() || !std::isdigit(static_cast<unsigned char>(d.front())) || d.back() == '.') return false;
-  for (size_t i = 0; i < d.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(d[i])) && !(d[i] == '.' && d[i - 1] != '.')) return false;
-  return true;
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (true) {
+    size_t j = d.find('.', i);
+    parts.push_back(d.substr(i, j == std::string::npos ? std::string::npos : j - i));
+    if (j == std::string::npos) break;
+    i = j + 1;
+  }
+  if (parts.size() < 2 || parts.size() > 3) return false;
+  for (const auto& p : parts) {
+    if (p.empty() || p.size() > 5) return false;
+    for (char c : p)
+      if (c < '0' || c > '9') return false;
+  }
+  return parts[0][0] != '0';
+}
+
+// Where a value came from: "--sass" for a flag, "FILE:LINE: sass" for a
+// policy file (the line of the item when known).
+using Locate = std::function<std::string(std::string_view key, size_t item)>;
+
+Status validate_values(const Policy& p, const Locate& at) {
+  for (size_t i = 0; i < p.sass.size(); ++i)
+    if (!valid_arch(p.sass[i], "sm_"))
+      return Error(at("sass", i) + ": \"" + p.sass[i] + "\" is not an architecture such as sm_80, sm_90a or sm_100f");
+  for (size_t i = 0; i < p.gpus.size(); ++i) {
+    const std::string& a = p.gpus[i];
+    if (!valid_arch(a, "sm_") || a.back() == 'a' || a.back() == 'f')
+      return Error(at("gpus", i) + ": \"" + a + "\" is not a GPU such as sm_80 or sm_120");
+  }
+  if (p.ptx_mode == Policy::PtxMode::list) {
+    if (p.ptx.empty()) return Error(at("ptx", 0) + ": give newest, none, or a list of compute_NN");
+    for (size_t i = 0; i < p.ptx.size(); ++i)
+      if (!valid_arch(p.ptx[i], "compute_"))
+        return Error(at("ptx", i) + ": \"" + p.ptx[i] + "\" is not newest, none or an architecture such as compute_90");
+  }
+  if (p.min_driver && !valid_driver(*p.min_driver))
+    return Error(at("min-driver", 0) + ": \"" + *p.min_driver +
+                 "\" is not an NVIDIA driver version MAJOR.MINOR[.PATCH] such as 580.65.06 or 570.26");
+  return Ok{};
 }
 
 }  // namespace
 
-Status validate_policy(const Policy& p) {
-  for (const auto& a : p.sass)
-    if (!valid_arch(a, "sm_")) return Error("sass: \"" + a + "\" is not an architecture such as sm_80, sm_90a or sm_100f");
-  for (const auto& a : p.gpus)
-    if (!valid_arch(a, "sm_") || a.back() == 'a' || a.back() == 'f')
-      return Error("gpus: \"" + a + "\" is not a GPU such as sm_80 or sm_120");
-  if (p.ptx_mode == Policy::PtxMode::list) {
-    if (p.ptx.empty()) return Error("ptx: give newest, none, or a list of compute_NN");
-    for (const auto& a : p.ptx)
-      if (!valid_arch(a, "compute_"))
-        return Error("ptx: \"" + a + "\" is not newest, none or an architecture such as compute_90");
+Expected<std::vector<std::string>> split_comma_list(std::string_view text) {
+  std::vector<std::string> out;
+  size_t i = 0, n = 0;
+  while (true) {
+    size_t j = text.find(',', i);
+    std::string_view item = text.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    ++n;
+    if (item.empty())
+      return Error("item " + std::to_string(n) + " of \"" + std::string(text) + "\" is empty");
+    out.emplace_back(item);
+    if (j == std::string_view::npos) break;
+    i = j + 1;
   }
-  if (p.min_driver && !valid_driver(*p.min_driver))
-    return Error("min-driver: \"" + *p.min_driver + "\" is not a driver version such as 580.65.06");
-  return Ok{};
+  return out;
+}
+
+Status validate_policy(const Policy& p) {
+  return validate_values(p, [](std::string_view key, size_t) { return "--" + std::string(key); });
 }
 
 Expected<Policy> load_policy(const std::string& path) {
@@ -155,6 +205,8 @@ Expected<Policy> load_policy(const std::string& path) {
   }
   Policy p;
   p.source = path;
+  // "FILE:LINE" of each list item, for the value checks at the end.
+  std::map<std::string, std::vector<std::string>, std::less<>> at;
   static const std::vector<std::string_view> kKeys = {
       "cuda-major", "sass", "sass-exact", "ptx", "gpus", "min-driver", "max-size", "max-installed-size", "exports",
       "license-files", "pin", "entry-points", "severity", "select", "ignore", "tool",
@@ -170,7 +222,7 @@ Expected<Policy> load_policy(const std::string& path) {
     if (!v || (*v != 12 && *v != 13)) return Error(where(path, *n) + ": cuda-major must be 12 or 13");
     p.cuda_major = static_cast<int>(*v);
   }
-  if (auto st = string_list(path, *t, "sass", p.sass); !st) return st.error();
+  if (auto st = string_list(path, *t, "sass", p.sass, &at["sass"]); !st) return st.error();
   if (const auto* n = t->get("sass-exact")) {
     auto v = n->value<bool>();
     if (!v) return Error(where(path, *n) + ": sass-exact must be true or false");
@@ -180,15 +232,16 @@ Expected<Policy> load_policy(const std::string& path) {
     if (const auto* s = n->as_string(); s && (s->get() == "newest" || s->get() == "none")) {
       p.ptx_mode = s->get() == "newest" ? Policy::PtxMode::newest : Policy::PtxMode::none;
     } else {
-      if (auto st = string_list(path, *t, "ptx", p.ptx); !st) return st.error();
+      if (auto st = string_list(path, *t, "ptx", p.ptx, &at["ptx"]); !st) return st.error();
       p.ptx_mode = Policy::PtxMode::list;
     }
   }
-  if (auto st = string_list(path, *t, "gpus", p.gpus); !st) return st.error();
+  if (auto st = string_list(path, *t, "gpus", p.gpus, &at["gpus"]); !st) return st.error();
   if (const auto* n = t->get("min-driver")) {
     auto v = n->value<std::string>();
     if (!v) return Error(where(path, *n) + ": min-driver must be a string such as \"570.26\"");
     p.min_driver = *v;
+    at["min-driver"].push_back(where(path, *n));
   }
   for (const char* key : {"max-size", "max-installed-size"}) {
     const auto* n = t->get(key);
@@ -202,8 +255,8 @@ Expected<Policy> load_policy(const std::string& path) {
   if (auto st = string_list(path, *t, "exports", p.exports); !st) return st.error();
   if (auto st = string_list(path, *t, "license-files", p.license_files); !st) return st.error();
   if (auto st = string_list(path, *t, "entry-points", p.entry_points); !st) return st.error();
-  if (auto st = string_list(path, *t, "select", p.select); !st) return st.error();
-  if (auto st = string_list(path, *t, "ignore", p.ignore); !st) return st.error();
+  if (auto st = string_list(path, *t, "select", p.select, &at["select"]); !st) return st.error();
+  if (auto st = string_list(path, *t, "ignore", p.ignore, &at["ignore"]); !st) return st.error();
   if (const auto* n = t->get("pin")) {
     const auto* pt = n->as_table();
     if (!pt) return Error(where(path, *n) + ": pin must be a table such as { mycore = \"exact\" }");
@@ -228,16 +281,27 @@ Expected<Policy> load_policy(const std::string& path) {
       p.severity[std::string(find_rule(k.str())->name)] = *sev;
     }
   }
-  if (auto st = validate_policy(p); !st) return st.error().context(path);
-  for (const auto* list : {&p.select, &p.ignore})
-    for (auto& r : *const_cast<std::vector<std::string>*>(list)) {
+  // Each value error names the file, the line and the key (as a TOML
+  // syntax error does), e.g. "cuwheel.toml:3: sass: \"sm_8x\" is not ...".
+  const auto locate = [&at, &path](std::string_view key, size_t item) {
+    auto it = at.find(key);
+    if (it == at.end() || it->second.empty()) return path + ": " + std::string(key);
+    return it->second[std::min(item, it->second.size() - 1)] + ": " + std::string(key);
+  };
+  if (auto st = validate_values(p, locate); !st) return st.error();
+  for (const char* key : {"select", "ignore"}) {
+    auto& list = std::string_view(key) == "select" ? p.select : p.ignore;
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string& r = list[i];
       const RuleInfo* ri = find_rule(r);
       if (!ri) {
         std::string hint = suggest_rule(r);
-        return Error(path + ": unknown rule \"" + r + "\"" + (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+        return Error(locate(key, i) + ": unknown rule \"" + r + "\"" +
+                     (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
       }
       r = std::string(ri->name);
     }
+  }
   return p;
 }
 

@@ -202,3 +202,157 @@ TEST(CheckReport, FindingsOfOneCauseAreGrouped) {
   EXPECT_FALSE(doc["findings"][3].contains("group"));
   EXPECT_FALSE(doc["findings"][4].contains("group"));
 }
+
+// --- review fixes: policy values, list items, SARIF, unreadable inputs ------
+
+namespace {
+
+std::string policy_error(const std::string& text) {
+  auto p = load_policy(write_temp("cuwheel.toml", text));
+  return p ? std::string("(accepted)") : p.error().message();
+}
+
+}  // namespace
+
+TEST(CheckPolicy, ValueErrorsNameTheLine) {
+  EXPECT_NE(policy_error("cuda-major = 13\nsass = [\"sm_80\",\n  \"sm_8x\"]\n").find("cuwheel.toml:3: sass: \"sm_8x\""),
+            std::string::npos)
+      << policy_error("cuda-major = 13\nsass = [\"sm_80\",\n  \"sm_8x\"]\n");
+  EXPECT_NE(policy_error("\nptx = \"newst\"\n").find("cuwheel.toml:2: ptx: \"newst\""), std::string::npos)
+      << policy_error("\nptx = \"newst\"\n");
+  EXPECT_NE(policy_error("\n\ngpus = \"sm_80,sm_90a\"\n").find("cuwheel.toml:3: gpus: \"sm_90a\""), std::string::npos)
+      << policy_error("\n\ngpus = \"sm_80,sm_90a\"\n");
+  EXPECT_NE(policy_error("min-driver = \"abc\"\n").find("cuwheel.toml:1: min-driver: \"abc\""), std::string::npos)
+      << policy_error("min-driver = \"abc\"\n");
+  EXPECT_NE(policy_error("\nselect = [\"missing-sas\"]\n").find("cuwheel.toml:2: select: unknown rule \"missing-sas\""),
+            std::string::npos)
+      << policy_error("\nselect = [\"missing-sas\"]\n");
+  EXPECT_NE(policy_error("ignore = [\n\"CW101\",\n\"CW999\"]\n").find("cuwheel.toml:3: ignore: unknown rule \"CW999\""),
+            std::string::npos)
+      << policy_error("ignore = [\n\"CW101\",\n\"CW999\"]\n");
+  EXPECT_EQ(policy_error("sass = [\"sm_80\"]\nptx = \"newest\"\nmin-driver = \"580.65.06\"\nselect = [\"missing-sass\"]\n"),
+            "(accepted)");
+}
+
+TEST(CheckPolicy, DriverVersionIsMajorMinorPatch) {
+  for (const char* good : {"535.104.05", "580.65.06", "570.26", "450.51.05", "1.0"}) {
+    Policy p;
+    p.min_driver = good;
+    EXPECT_TRUE(validate_policy(p)) << good;
+    EXPECT_EQ(policy_error(std::string("min-driver = \"") + good + "\"\n"), "(accepted)") << good;
+  }
+  for (const char* bad : {"9999999999999999999999.1", "1.2.3.4.5", "0.0", "580", "580.", ".65", "580..65", "v580.65",
+                          "580.65a", "0580.65", "580.-1", ""}) {
+    Policy p;
+    p.min_driver = bad;
+    auto st = validate_policy(p);
+    ASSERT_FALSE(st) << bad;
+    EXPECT_EQ(st.error().message().rfind(std::string("--min-driver: \"") + bad + "\" is not an NVIDIA driver version", 0),
+              0u)
+        << st.error().message();
+    EXPECT_NE(policy_error(std::string("min-driver = \"") + bad + "\"\n").find("cuwheel.toml:1: min-driver: \""),
+              std::string::npos)
+        << bad;
+  }
+}
+
+TEST(CheckPolicy, CommaListsRejectEmptyItems) {
+  auto ok = split_comma_list("sm_75, sm_80 ,sm_90");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(*ok, (std::vector<std::string>{"sm_75", "sm_80", "sm_90"}));
+  for (const char* bad : {",,,", "", "sm_75,", ",sm_75", "sm_75,,sm_80", "sm_75, ,sm_80"}) {
+    auto r = split_comma_list(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message().find("is empty"), std::string::npos) << r.error().message();
+  }
+  EXPECT_EQ(split_comma_list("sm_75,,sm_80").error().message(), "item 2 of \"sm_75,,sm_80\" is empty");
+  EXPECT_NE(policy_error("\nsass = \"sm_75,,sm_80\"\n").find("cuwheel.toml:2: sass: item 2"), std::string::npos);
+  EXPECT_NE(policy_error("exports = [\"\"]\n").find("cuwheel.toml:1: exports: an empty item"), std::string::npos);
+}
+
+TEST(CheckReport, SarifInvocationAndUris) {
+  Finding f{"unsafe-path", Severity::error, "dist dir/w#1.whl", "../x.so", "zip member", "m", ""};
+  ReportSummary s;
+  s.inputs = 1;
+  auto ok = nlohmann::json::parse(render_sarif({f}, s));
+  const auto& run = ok["runs"][0];
+  ASSERT_EQ(run["invocations"].size(), 1u);
+  EXPECT_EQ(run["invocations"][0]["executionSuccessful"], true);
+  EXPECT_FALSE(run["invocations"][0].contains("toolExecutionNotifications"));
+  EXPECT_EQ(run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "dist%20dir/w%231.whl");
+  f.path = "/abs/a:b.whl";
+  s.unreadable.emplace_back("empty.so", "empty.so: not an ELF file");
+  s.unreadable_inputs.push_back("empty.so");
+  s.unreadable.emplace_back("/abs/w.whl:pkg/lib.so", "entry at 0x10: ZSTD frame: Data corruption detected");
+  s.unreadable_inputs.push_back("/abs/w.whl");
+  auto bad = nlohmann::json::parse(render_sarif({f}, s));
+  const auto& inv = bad["runs"][0]["invocations"][0];
+  EXPECT_EQ(inv["executionSuccessful"], false);
+  ASSERT_EQ(inv["toolExecutionNotifications"].size(), 2u);
+  const auto& n0 = inv["toolExecutionNotifications"][0];
+  EXPECT_EQ(n0["level"], "error");
+  EXPECT_EQ(n0["message"]["text"], "empty.so: not an ELF file");
+  EXPECT_EQ(n0["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "empty.so");
+  const auto& n1 = inv["toolExecutionNotifications"][1];
+  EXPECT_EQ(n1["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "file:///abs/w.whl");
+  EXPECT_EQ(n1["locations"][0]["logicalLocations"][0]["name"], "pkg/lib.so");
+  EXPECT_EQ(bad["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "file:///abs/a%3Ab.whl");
+}
+
+TEST(CheckModels, UnreadableWheelInAFolderIsNoCheckedInput) {
+  fs::path dir = fs::path(::testing::TempDir()) / ("cuwheel-folder-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string name = "cuwheel_demo-1.0.0-3truncated-cp312-cp312-manylinux_2_28_x86_64.whl";
+  fs::copy_file(kBin + name, dir / name);
+  auto in_folder = build_models(dir.string(), BuildOptions{});
+  ASSERT_TRUE(in_folder);
+  ASSERT_EQ(in_folder->size(), 1u);
+  EXPECT_TRUE((*in_folder)[0].unreadable);
+  ASSERT_EQ((*in_folder)[0].read_errors.size(), 1u);
+  // By name it is an error of the input; in a folder the same error, and no
+  // rule sees a model of it (no metadata-invalid finding).
+  auto by_name = build_models((dir / name).string(), BuildOptions{});
+  ASSERT_FALSE(by_name);
+  EXPECT_EQ((*in_folder)[0].read_errors[0].second, by_name.error().message());
+  // The good wheel beside it is checked as before.
+  fs::copy_file(kBin + "cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+                dir / "cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl");
+  auto both = build_models(dir.string(), BuildOptions{});
+  ASSERT_TRUE(both);
+  ASSERT_EQ(both->size(), 2u);
+  size_t unreadable = 0;
+  for (const auto& m : *both) unreadable += m.unreadable;
+  EXPECT_EQ(unreadable, 1u);
+  fs::remove_all(dir);
+}
+
+TEST(CheckModels, SymlinkLoopIsNamedByItsErrno) {
+  fs::path dir = fs::path(::testing::TempDir()) / ("cuwheel-loop-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::create_symlink("l1", dir / "l2");
+  fs::create_symlink("l2", dir / "l1");
+  auto m = build_models((dir / "l1").string(), BuildOptions{});
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.error().message().find("too many levels of symbolic links"), std::string::npos) << m.error().message();
+  auto missing = build_models((dir / "nothing").string(), BuildOptions{});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("no such file or directory"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(CheckModels, RawFatbinAndCubinAreLibraryInputs) {
+  for (const char* f : {"a.fatbin", "a.cubin"}) {
+    auto ms = build_models(kBin + f, BuildOptions{});
+    ASSERT_TRUE(ms) << f << ": " << ms.error().message();
+    ASSERT_EQ(ms->size(), 1u);
+    EXPECT_TRUE((*ms)[0].read_errors.empty()) << f;
+    ASSERT_EQ((*ms)[0].libraries.size(), 1u);
+    EXPECT_FALSE((*ms)[0].libraries[0].summary.sass.empty()) << f;
+  }
+  auto text = build_models(kBin + "a.ptx", BuildOptions{});
+  ASSERT_FALSE(text);
+  EXPECT_NE(text.error().message().find("not a wheel, ELF file, static archive, fatbin or cubin"), std::string::npos);
+}

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <tuple>
 
 #include "cli.h"
 #include "cuwheel/check.h"
@@ -17,23 +18,25 @@ namespace cuwheel::cli {
 
 namespace {
 
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i <= s.size()) {
-    size_t j = s.find(',', i);
-    if (j == std::string::npos) j = s.size();
-    std::string item = s.substr(i, j - i);
-    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (!item.empty()) out.push_back(item);
-    i = j + 1;
+// A comma-list flag's value: an empty item (",,", a trailing comma) is a
+// usage error naming the flag, never a silently shorter list.
+bool split_flag(const std::string& flag, const std::string& value, std::vector<std::string>& out) {
+  auto items = check::split_comma_list(value);
+  if (!items) {
+    print_error(flag, items.error().message());
+    return false;
   }
-  return out;
+  out = std::move(*items);
+  return true;
 }
 
 // Resolves rule names/codes, with a suggestion for typos.
 bool resolve_rules(std::vector<std::string>& names, const char* flag) {
+  for (const auto& n : names)
+    if (n.empty()) {
+      print_error(flag, "a rule name is empty");
+      return false;
+    }
   for (auto& n : names) {
     const check::RuleInfo* r = check::find_rule(n);
     if (!r) {
@@ -62,17 +65,18 @@ int run_check(const CheckOptions& o) {
     policy = std::move(*p);
   }
   if (o.cuda_major) policy.cuda_major = *o.cuda_major;
-  if (!o.sass.empty()) policy.sass = split_commas(o.sass);
+  if (!o.sass.empty() && !split_flag("--sass", o.sass, policy.sass)) return kExitUnreadable;
   if (o.sass_exact) policy.sass_exact = true;
   if (!o.ptx.empty()) {
     if (o.ptx == "newest") policy.ptx_mode = check::Policy::PtxMode::newest;
     else if (o.ptx == "none") policy.ptx_mode = check::Policy::PtxMode::none;
     else {
       policy.ptx_mode = check::Policy::PtxMode::list;
-      policy.ptx = split_commas(o.ptx);
+      policy.ptx.clear();
+      if (!split_flag("--ptx", o.ptx, policy.ptx)) return kExitUnreadable;
     }
   }
-  if (!o.gpus.empty()) policy.gpus = split_commas(o.gpus);
+  if (!o.gpus.empty() && !split_flag("--gpus", o.gpus, policy.gpus)) return kExitUnreadable;
   if (!o.min_driver.empty()) policy.min_driver = o.min_driver;
   if (!o.max_size.empty()) {
     auto b = check::parse_size(o.max_size);
@@ -102,8 +106,9 @@ int run_check(const CheckOptions& o) {
     if (std::find(policy.entry_points.begin(), policy.entry_points.end(), ep) == policy.entry_points.end())
       policy.entry_points.push_back(ep);
   }
-  if (!o.exports.empty()) policy.exports = split_commas(o.exports);
-  if (!o.license_files.empty()) policy.license_files = split_commas(o.license_files);
+  if (!o.exports.empty() && !split_flag("--exports", o.exports, policy.exports)) return kExitUnreadable;
+  if (!o.license_files.empty() && !split_flag("--license-file", o.license_files, policy.license_files))
+    return kExitUnreadable;
   for (const auto& p : o.pins) {
     size_t eq = p.find('=');
     if (eq == std::string::npos || p.substr(eq + 1) != "exact") {
@@ -127,7 +132,14 @@ int run_check(const CheckOptions& o) {
     print_error("", st.error().message());
     return kExitUnreadable;
   }
-  std::vector<std::string> select = o.select, ignore = o.ignore;
+  // Each --select/--ignore value is a comma list; the flag may be repeated.
+  std::vector<std::string> select, ignore;
+  for (const auto& [flag, values, out] : {std::tuple{"--select", &o.select, &select}, std::tuple{"--ignore", &o.ignore, &ignore}})
+    for (const auto& v : *values) {
+      std::vector<std::string> items;
+      if (!split_flag(flag, v, items)) return kExitUnreadable;
+      out->insert(out->end(), items.begin(), items.end());
+    }
   if (!resolve_rules(select, "--select") || !resolve_rules(ignore, "--ignore")) return kExitUnreadable;
   if (!select.empty()) policy.select = select;
   for (const auto& i : ignore) policy.ignore.push_back(i);
@@ -143,11 +155,17 @@ int run_check(const CheckOptions& o) {
     auto ms = check::build_models(o.paths[i], bo, [&](const std::string& what) { progress.update(what, i, o.paths.size()); });
     if (!ms) {
       summary.unreadable.emplace_back(o.paths[i], ms.error().message());
+      summary.unreadable_inputs.push_back(o.paths[i]);
       continue;
     }
     for (auto& m : *ms) {
-      for (const auto& e : m.read_errors) summary.unreadable.push_back(e);
-      models.push_back(std::move(m));
+      for (const auto& e : m.read_errors) {
+        summary.unreadable.push_back(e);
+        summary.unreadable_inputs.push_back(m.path);
+      }
+      // A wheel of a folder that could not be opened is reported, not
+      // checked: no rule sees it and the summary does not count it.
+      if (!m.unreadable) models.push_back(std::move(m));
     }
   }
   progress.clear();
@@ -176,7 +194,35 @@ int run_rules() {
   return kExitOk;
 }
 
+// `error[unreadable]` in check's output is no rule of the registry: it marks
+// an input (or a part of one) that could not be read, and it is what makes
+// the exit status 2. `cuwheel rule unreadable` explains it like a rule.
+constexpr const char* kUnreadableDoc =
+    "unreadable (input error, not a rule)\n"
+    "\n"
+    "What it means\n"
+    "  An input, or a part of one, could not be read: a file that is missing or\n"
+    "  cannot be opened, a wheel that is not a readable zip, a member that does\n"
+    "  not decompress or fails its CRC, an ELF file whose header is damaged, a\n"
+    "  fatbin payload that does not decode. The message names the file, the\n"
+    "  member and the offset.\n"
+    "\n"
+    "Why it matters\n"
+    "  The facts the rules need were not all read, so the input cannot pass:\n"
+    "  check exits 2 (not 1) whenever anything is unreadable, and the findings\n"
+    "  of the parts that were read are still reported.\n"
+    "\n"
+    "What to do\n"
+    "  Rebuild or re-download the input. It cannot be selected, ignored or\n"
+    "  given a severity: --select, --ignore and --severity do not apply.\n"
+    "  In JSON it is summary.unreadable; in SARIF a toolExecutionNotification\n"
+    "  with executionSuccessful false (docs/check.md).\n";
+
 int run_rule(const std::string& name) {
+  if (name == "unreadable") {
+    std::cout << kUnreadableDoc;
+    return kExitOk;
+  }
   const check::RuleInfo* r = check::find_rule(name);
   if (!r) {
     std::string hint = check::suggest_rule(name);

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "cuwheel/bytes.h"
 
 namespace cuwheel::cli {
 
@@ -44,12 +45,15 @@ std::string decimal_number_error(const std::string& text) {
   return "";
 }
 
+// Messages carry names read from input (member names, paths, sonames):
+// printable() keeps a control character in one from reaching the terminal
+// or a CI log as itself (include/cuwheel/bytes.h).
 void print_error(const std::string& where, const std::string& message) {
-  std::fprintf(stderr, "cuwheel: error: %s\n", located(where, message).c_str());
+  std::fprintf(stderr, "cuwheel: error: %s\n", printable(located(where, message)).c_str());
 }
 
 void print_warning(const std::string& where, const std::string& message) {
-  std::fprintf(stderr, "cuwheel: warning: %s\n", located(where, message).c_str());
+  std::fprintf(stderr, "cuwheel: warning: %s\n", printable(located(where, message)).c_str());
 }
 
 struct Progress::State {
@@ -99,7 +103,7 @@ void Progress::update(const std::string& label, uint64_t done, uint64_t total) {
 }
 
 void Progress::draw_locked() {
-  const std::string& label = st_->label;
+  const std::string label = printable(st_->label);
   std::string l = label.size() > 60 ? "..." + label.substr(label.size() - 57) : label;
   auto secs = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - st_->start).count();
   if (st_->total > 1)
@@ -186,8 +190,9 @@ int main(int argc, char** argv) {
   CheckOptions check;
   auto* cmd_check = app.add_subcommand("check", "Check wheels (or libraries, or an installed environment) against a policy");
   cmd_check->add_option("--policy", check.policy, "Policy file (default: cuwheel.toml or [tool.cuwheel] in the nearest pyproject.toml)");
-  cmd_check->add_option("--select", check.select, "Only these rules (comma-separated names or codes)")->delimiter(',')->allow_extra_args(false);
-  cmd_check->add_option("--ignore", check.ignore, "Never these rules (comma-separated)")->delimiter(',')->allow_extra_args(false);
+  // Split by run_check, which rejects an empty item (CLI11's delimiter drops it).
+  cmd_check->add_option("--select", check.select, "Only these rules (comma-separated names or codes)")->allow_extra_args(false);
+  cmd_check->add_option("--ignore", check.ignore, "Never these rules (comma-separated)")->allow_extra_args(false);
   cmd_check->add_option("--format", check.format, "Output format")
       ->check(CLI::IsMember({"text", "json", "sarif", "github"}))
       ->default_str("text");
