@@ -307,5 +307,110 @@ expect_out '^cu12$'
 expect_rc 2 run --hide-driver --dry-run --also / -- true
 expect_out 'cannot cover the root folder' "$WORK/err"
 
+# --- review fixes: escaping, unreadable payloads, SARIF, folders, values --------
+R=$WORK/review
+mkdir -p "$R"
+# A wheel whose member names carry a newline + workflow command and an ESC.
+python3 - "$BIN/$WHEEL" "$R/$WHEEL" <<'PY'
+import sys, zipfile
+src, dst = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(src) as zi, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zo:
+    for i in zi.infolist():
+        zo.writestr(i, zi.read(i))
+    plain = zi.read("cuwheel_demo/lib/libplain.so")
+    zo.writestr("cuwheel_demo/a\n::error file=x::INJECTED.so", plain)
+    zo.writestr("cuwheel_demo/b\x1b[2J.so", plain)
+PY
+# no_injected_line FILE : no line starts a workflow command of its own, no ESC byte.
+no_injected_line() {
+  if grep -q '^::error file=x' "$1"; then bad "a line of $(basename "$1") starts with ::error file=x"; else ok; fi
+  if grep -q $'\x1b' "$1"; then bad "$(basename "$1") carries a raw ESC"; else ok; fi
+}
+for cmd in "list" "show" "check" "check --format github"; do
+  # shellcheck disable=SC2086
+  (cd "$BIN" && "$CUWHEEL" $cmd "$R/$WHEEL") >"$WORK/out" 2>"$WORK/err"
+  no_injected_line "$WORK/out"
+  no_injected_line "$WORK/err"
+done
+expect_rc 1 check "$R/$WHEEL"
+expect_out '^  in: +2 members: cuwheel_demo/a\\x0a::error file=x::INJECTED.so, cuwheel_demo/b\\x1b\[2J.so$'
+expect_rc 1 check --format github "$R/$WHEEL"
+expect_out '^::warning file=.*title=duplicate-symbol in cuwheel_demo/b\\x1b\[2J.so::'
+expect_rc 1 check --format json "$R/$WHEEL"
+if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/out"; then ok; else bad "check --format json: not JSON"; fi
+
+# A compressed payload that does not decode: show and check exit 2, naming file and offset.
+python3 - "$BIN/libsuffix.so" "$R/zcorrupt.so" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+i = d.find(bytes([0x28, 0xB5, 0x2F, 0xFD]))  # the first ZSTD frame
+for k in range(i + 12, i + 60):
+    d[k] ^= 0x5A
+open(sys.argv[2], "wb").write(d)
+PY
+expect_rc 2 show "$R/zcorrupt.so"
+expect_out 'zcorrupt.so: entry at 0x[0-9a-f]+: ZSTD frame' "$WORK/err"
+expect_rc 2 check --sass sm_90a "$R/zcorrupt.so"
+expect_out 'zcorrupt.so: error\[unreadable\]: entry at 0x[0-9a-f]+: ZSTD frame'
+expect_rc 0 list "$R/zcorrupt.so"   # list reads entry headers only, by design
+
+# SARIF: invocations says whether every input was read.
+expect_rc 2 check --format sarif empty.so
+expect_out '"executionSuccessful": false'
+expect_out '"toolExecutionNotifications"'
+expect_rc 0 check --format sarif a.fatbin
+expect_out '"executionSuccessful": true'
+
+# An unreadable wheel in a folder: the same report as naming it.
+mkdir -p "$R/d"
+cp "$BIN"/cuwheel_demo-1.0.0-3truncated-*.whl "$R/d/"
+expect_rc 2 check "$R/d"
+expect_out '^0 inputs checked: 0 errors, 0 warnings, 1 unreadable'
+if grep -q 'metadata-invalid' "$WORK/out"; then bad "check DIR: metadata-invalid for an unreadable wheel"; else ok; fi
+
+# Values: one validator for flag and file, empty list items, lines in errors.
+for v in 9999999999999999999999.1 1.2.3.4.5 0.0 580; do
+  expect_rc 2 check --min-driver "$v" libplain.so
+  expect_out "--min-driver: \"$v\" is not an NVIDIA driver version" "$WORK/err"
+done
+expect_rc 0 check --min-driver 580.65.06 libplain.so
+for flag in --sass --ptx --gpus --exports --license-file --select --ignore; do
+  expect_rc 2 check "$flag" ',,,' libplain.so
+  expect_out "^cuwheel: error: $flag: item 1 of" "$WORK/err"
+done
+expect_rc 2 check --select missing-sass,,unsafe-path libplain.so
+printf 'cuda-major = 13\nsass = ["sm_8x"]\n' >"$R/badsass.toml"
+expect_rc 2 check --policy "$R/badsass.toml" libplain.so
+expect_out 'badsass.toml:2: sass: "sm_8x"' "$WORK/err"
+printf 'ignore = ["CW999"]\n' >"$R/badignore.toml"
+expect_rc 2 check --policy "$R/badignore.toml" libplain.so
+expect_out 'badignore.toml:1: ignore: unknown rule "CW999"' "$WORK/err"
+
+# A 64-bit library with EI_CLASS flipped to 32 is unreadable, not "no device code".
+python3 -c "import sys; d=bytearray(open(sys.argv[1],'rb').read()); d[4]=1; open(sys.argv[2],'wb').write(d)" \
+  "$BIN/libplain.so" "$R/c32.so"
+expect_rc 2 list "$R/c32.so"
+expect_out 'e_ehsize [0-9]+ at offset 0x28 is not the ELFCLASS32 header size 52' "$WORK/err"
+expect_rc 2 check "$R/c32.so"
+expect_out 'error\[unreadable\]: e_ehsize'
+
+# A symlink loop is named by its errno.
+ln -s l1 "$R/l2"; ln -s l2 "$R/l1"
+expect_rc 2 list "$R/l1"
+expect_out 'too many levels of symbolic links' "$WORK/err"
+expect_rc 2 check "$R/l1"
+expect_out 'too many levels of symbolic links'
+
+# list --elf keeps the true counts and says what it lists.
+expect_rc 0 list --elf libplain.so
+expect_out '^libplain.so: 6 SASS, 1 PTX in 2 containers \(listing SASS only\)$'
+if grep -q '^  ptx ' "$WORK/out"; then bad "list --elf printed a PTX line"; else ok; fi
+
+# check takes a raw fatbin; `rule unreadable` explains the pseudo-rule.
+expect_rc 0 check a.fatbin
+expect_out '^1 input checked: 0 errors'
+expect_rc 0 rule unreadable
+expect_out 'exits 2'
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
