@@ -135,6 +135,8 @@ Expected<WheelDiff> diff_wheels(const std::string& old_path, const std::string& 
     if (ms->size() != 1 || ms->front().kind != check::CheckModel::Kind::wheel)
       return Error(*p + ": not a wheel file (diff compares two .whl files)");
     const auto& m = ms->front();
+    if (m.dist_info.empty())  // an empty zip, or one without metadata (PEP 427: {name}-{version}.dist-info/)
+      return Error(*p + ": not a wheel: " + (m.metadata_error.empty() ? "no .dist-info folder" : m.metadata_error));
     if (!m.read_errors.empty()) {
       const auto& [where, msg] = m.read_errors.front();
       return Error(msg.rfind(where, 0) == 0 ? msg : where + ": " + msg);

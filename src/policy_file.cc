@@ -2,6 +2,7 @@
 #include "policy_file.h"
 
 #include "toml_safe.h"
+#include "suggest.h"
 
 #include <filesystem>
 
@@ -49,6 +50,43 @@ std::string find(const std::string& start, std::string_view section) {
     if (holds(c, section)) return c.string();
     fs::path py = dir / "pyproject.toml";
     if (holds(py, in_pyproject)) return py.string();
+    if (!dir.has_parent_path() || dir.parent_path() == dir) break;
+    dir = dir.parent_path();
+  }
+  return "";
+}
+
+std::string near_miss(const std::string& start, std::string_view section) {
+  if (section.empty()) return "";
+  std::error_code ec;
+  fs::path dir = fs::absolute(start, ec).lexically_normal();
+  if (ec) return "";
+  // The table names of `t` that are a near misspelling of `section`.
+  auto misspelt = [section](const toml::table& t) -> std::string {
+    for (const auto& [k, v] : t)
+      if (v.is_table() && suggest::nearest(k.str(), {section}) == section) return std::string(k.str());
+    return "";
+  };
+  while (true) {
+    for (const char* name : {"cuwheel.toml", "pyproject.toml"}) {
+      fs::path file = dir / name;
+      if (!fs::is_regular_file(file, ec)) continue;
+      auto text = read_whole_file(file.string(), size_t{16} << 20);
+      if (!text) continue;
+      auto parsed = tomlsafe::parse(*text, file.string());
+      if (!parsed) continue;
+      const bool pyproject = std::string_view(name) == "pyproject.toml";
+      const toml::table* t = &*parsed;
+      if (pyproject) {
+        const auto* tool = t->get_as<toml::table>("tool");
+        t = tool ? tool->get_as<toml::table>("cuwheel") : nullptr;
+        if (!t) continue;
+      }
+      std::string bad = misspelt(*t);
+      if (bad.empty()) continue;
+      const std::string prefix = pyproject ? "tool.cuwheel." : "";
+      return file.string() + " has [" + prefix + bad + "]: did you mean [" + prefix + std::string(section) + "]?";
+    }
     if (!dir.has_parent_path() || dir.parent_path() == dir) break;
     dir = dir.parent_path();
   }

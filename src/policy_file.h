@@ -25,4 +25,10 @@ namespace cuwheel::policyfile {
 /// cannot be read, or is over 16 MiB, does not count. Never fails.
 std::string find(const std::string& start, std::string_view section);
 
+/// For a command whose find() came back empty: the first file on the same
+/// search path that holds a table whose name is a near misspelling of
+/// `section` (suggest.h), as `FILE has [relase]: did you mean [release]?`
+/// (or `[tool.cuwheel.relase]`); "" when there is none. Never fails.
+std::string near_miss(const std::string& start, std::string_view section);
+
 }  // namespace cuwheel::policyfile

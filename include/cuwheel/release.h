@@ -264,11 +264,13 @@ struct SplitAction {
 /// an existing destination file of the same name is replaced. Files the
 /// report does not assign (extras) are skipped. Before anything is written,
 /// every destination folder is checked: one that exists must be a folder
-/// holding only files of this release (a stale file of another release, or
-/// anything else, is an error naming it, and nothing is written). Errors
-/// name the path: those checks; a folder cannot be created; `out` is an
-/// existing non-folder; a file cannot be read or written (only then can
-/// files done before the error stay in place).
+/// holding only regular files of this release (a stale file of another
+/// release, a folder where a file goes, or anything else, is an error naming
+/// it, and nothing is written). Errors name the path: those checks; `out` is
+/// `dir` or inside it (the input folder is never written to); `out` is an
+/// existing non-folder; a folder cannot be created; a file cannot be read or
+/// written. On an error after writing began, the files this call created
+/// are removed again (files it replaced keep their new content).
 Expected<std::vector<SplitAction>> split_release(const std::string& dir, const VerifyReport& report,
                                                  const std::string& out, bool copy = false);
 

@@ -413,6 +413,19 @@ Expected<std::vector<SplitAction>> split_release(const std::string& dir, const V
   static std::atomic<unsigned> counter{0};
   std::error_code ec;
   if (fs::exists(out, ec) && !fs::is_directory(out, ec)) return Error(out + ": exists and is not a folder");
+  {
+    // The input folder is never written to: OUT may not be DIR or inside it
+    // (a later verify of DIR would see the split folders as extras).
+    fs::path in_abs = fs::weakly_canonical(fs::absolute(dir, ec), ec);
+    fs::path out_abs = fs::weakly_canonical(fs::absolute(out, ec), ec);
+    if (!ec) {
+      auto [i, o] = std::mismatch(in_abs.begin(), in_abs.end(), out_abs.begin(), out_abs.end());
+      if (i == in_abs.end())
+        return Error(out + ": is " + (o == out_abs.end() ? "the input folder" : "inside the input folder " + dir) +
+                     "; split into a folder outside it (nothing was written)");
+    }
+    ec.clear();
+  }
   // Check every destination folder before writing anything, so that a
   // failure cannot leave the plugins split without their core, and an upload
   // folder never holds a file of another release.
@@ -429,17 +442,29 @@ Expected<std::vector<SplitAction>> split_release(const std::string& dir, const V
       if (!files.count(name))
         return Error(dest_dir.string() + ": holds " + name +
                      ", which is not a file of this release; empty the folder first (nothing was written)");
+      std::error_code sec;
+      if (!fs::is_regular_file(fs::symlink_status(entry.path(), sec)))
+        return Error(entry.path().string() + ": exists and is not a regular file, so it cannot be replaced (nothing was written)");
     }
     if (ec) return Error(dest_dir.string() + ": cannot read the folder: " + ec.message());
   }
   std::vector<SplitAction> actions;
+  // Files this run created (not replaced): removed again when a later one
+  // fails, so that a failed split leaves no partial set behind.
+  std::vector<std::string> created;
+  auto fail = [&created](Error e) -> Error {
+    for (const auto& f : created) ::unlink(f.c_str());
+    return e;
+  };
   for (const auto& e : report.expected) {
     if (e.file.empty()) continue;
     fs::path dest_dir = fs::path(out) / e.distribution;
     fs::create_directories(dest_dir, ec);
-    if (ec) return Error(dest_dir.string() + ": cannot create the folder: " + ec.message());
+    if (ec) return fail(Error(dest_dir.string() + ": cannot create the folder: " + ec.message()));
     const std::string src = (fs::path(dir) / e.file).string();
     const std::string dest = (dest_dir / e.file).string();
+    struct stat before;
+    const bool existed = ::lstat(dest.c_str(), &before) == 0;
     SplitAction action{e.file, dest, false};
     if (!copy) {
       // link(2) a temporary name, then rename(2) it over the destination:
@@ -450,7 +475,7 @@ Expected<std::vector<SplitAction>> split_release(const std::string& dir, const V
         if (::rename(tmp.c_str(), dest.c_str()) != 0) {
           int err = errno;
           ::unlink(tmp.c_str());
-          return Error(dest + ": rename: " + std::strerror(err));
+          return fail(Error(dest + ": rename: " + std::strerror(err)));
         }
         // rename(2) does nothing when both names are links to one file.
         struct stat st;
@@ -460,9 +485,10 @@ Expected<std::vector<SplitAction>> split_release(const std::string& dir, const V
     }
     if (!action.linked) {
       auto data = read_whole_file(src, size_t{16} << 30);
-      if (!data) return data.error();
-      if (auto st = write_file_atomic(dest, *data, 0644); !st) return st.error();
+      if (!data) return fail(data.error());
+      if (auto st = write_file_atomic(dest, *data, 0644); !st) return fail(st.error());
     }
+    if (!existed) created.push_back(dest);
     actions.push_back(std::move(action));
   }
   return actions;

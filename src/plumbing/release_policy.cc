@@ -103,6 +103,15 @@ Status parse_index(const std::string& source, const toml::node& n, std::string_v
     if (!s) return s.error();
     if (!printable_ascii(*s))
       return Error(where(source, *t->get(key)) + ": " + name + "." + key + " must be printable ASCII without spaces");
+    if (std::string_view(key) == "repository-url") {
+      // An upload endpoint (PyPI's "legacy" upload API): an http(s) URL with
+      // a host, e.g. https://test.pypi.org/legacy/.
+      std::string_view u = *s;
+      size_t scheme = u.rfind("https://", 0) == 0 ? 8 : u.rfind("http://", 0) == 0 ? 7 : 0;
+      if (scheme == 0 || u.size() == scheme || u[scheme] == '/')
+        return Error(where(source, *t->get(key)) + ": " + name + ".repository-url \"" + *s +
+                     "\" is not an http(s) URL with a host (such as https://test.pypi.org/legacy/)");
+    }
     *field = *s;
   }
   return Ok{};
@@ -263,6 +272,10 @@ Expected<Policy> parse_policy(std::string_view toml_text, const std::string& sou
     for (char c : *s)
       if (!(std::isalpha(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '/' || c == '.'))
         return Error(where(source, *n) + ": tag-prefix \"" + *s + "\" may hold only letters, '-', '_', '/' and '.'");
+    if (s->rfind("refs/", 0) == 0)
+      return Error(where(source, *n) + ": tag-prefix \"" + *s +
+                   "\" starts with a ref path; the prefix is part of the tag's name (\"v\" for v1.2.3), and tags "
+                   "are given by name (GITHUB_REF_NAME)");
     p.tag_prefix = *s;
   }
   if (const auto* n = t->get("release-segments")) {

@@ -111,6 +111,36 @@ has err "not a wheel"
 run 2 diff --max-growth ten "$OLD" "$NEW"
 has err "--max-growth"
 run 2 diff "$OLD"
+run 2 diff --top -1 "$OLD" "$NEW"
+has err "--top"
+# A zip that is not a wheel (empty; no .dist-info), and a library member that
+# cannot be read (encrypted flag set): unreadable, never "removed".
+python3 - "$WORK" "$OLD" <<'PY'
+import struct, sys, zipfile
+work, old = sys.argv[1:3]
+zipfile.ZipFile(f"{work}/empty-1.0-py3-none-any.whl", "w").close()
+with zipfile.ZipFile(f"{work}/nodist-1.0-py3-none-any.whl", "w") as z:
+    z.writestr("nodist/a.py", "x = 1\n")
+d = bytearray(open(old, "rb").read())
+with zipfile.ZipFile(old) as z:
+    info = [i for i in z.infolist() if i.filename.endswith(".so")][0]
+d[info.header_offset + 6] |= 1  # local header: general purpose flag bit 0 (encrypted)
+pos = 0
+while True:
+    pos = d.find(b"PK\x01\x02", pos)
+    if pos < 0: break
+    n = struct.unpack_from("<H", d, pos + 28)[0]
+    if d[pos + 46:pos + 46 + n].decode() == info.filename:
+        d[pos + 8] |= 1
+    pos += 4
+open(f"{work}/enc-1.0-py3-none-any.whl", "wb").write(d)
+PY
+run 2 diff "$WORK/empty-1.0-py3-none-any.whl" "$NEW"
+has err "not a wheel"
+run 2 diff "$OLD" "$WORK/nodist-1.0-py3-none-any.whl"
+has err "not a wheel"
+run 2 diff "$OLD" "$WORK/enc-1.0-py3-none-any.whl"
+has err "encrypted member"
 # Inputs are never modified.
 before=$(sha256sum "$OLD" "$NEW")
 "$CUWHEEL" diff "$OLD" "$NEW" >/dev/null 2>&1

@@ -225,5 +225,32 @@ mkdir -p "$TMP/dist4" && echo x > "$TMP/dist4/dyng"
 run "split refuses a file where a folder goes" 2 release split "$TMP/good" "$TMP/dist4" --version 0.2.0
 if [ "$(find "$TMP/dist4" -type f | wc -l)" -eq 1 ]; then ok; else bad "split half-wrote: $(find "$TMP/dist4")"; fi
 
+# A folder where a file of the release goes: refused before anything is written.
+mkdir -p "$TMP/dist5/dyng-cu13/dyng_cu13-0.2.0-cp312-abi3-manylinux_2_28_x86_64.whl/x"
+run "split refuses a folder where a file goes" 2 release split "$TMP/good" "$TMP/dist5" --version 0.2.0
+expect_err "split names the folder" "dyng_cu13-0.2.0-cp312-abi3-manylinux_2_28_x86_64.whl: exists and is not a regular file"
+if [ "$(find "$TMP/dist5" -type f | wc -l)" -eq 0 ]; then ok; else bad "split half-wrote: $(find "$TMP/dist5" -type f)"; fi
+# The input folder is never written to.
+run "split into the input folder" 2 release split "$TMP/good" "$TMP/good/sub" --version 0.2.0
+expect_err "split into the input folder" "is inside the input folder"
+run "split onto the input folder" 2 release split "$TMP/good" "$TMP/good/." --version 0.2.0
+expect_err "split onto the input folder" "is the input folder"
+if [ "$(ls "$TMP/good" | wc -l)" -eq 4 ]; then ok; else bad "split wrote into its input: $(ls "$TMP/good")"; fi
+
+# --- policy values --------------------------------------------------------------
+mkdir -p "$TMP/badurl" "$TMP/badprefix"
+printf '[release]\ncore = "dyng"\n[release.indexes]\ntest = { repository-url = "htps://test.pypi.org/legacy/" }\n' >"$TMP/badurl/cuwheel.toml"
+run "repository-url not a URL" 2 release plan --tag v0.2.0 --policy "$TMP/badurl/cuwheel.toml"
+expect_err "repository-url not a URL" "cuwheel.toml:4: indexes.test.repository-url \"htps://test.pypi.org/legacy/\" is not an http(s) URL"
+printf '[release]\ncore = "dyng"\ntag-prefix = "refs/tags/"\n' >"$TMP/badprefix/cuwheel.toml"
+run "tag-prefix is a ref" 2 release select --tag refs/tags/0.2.0 --policy "$TMP/badprefix/cuwheel.toml"
+expect_err "tag-prefix is a ref" "cuwheel.toml:3: tag-prefix \"refs/tags/\" starts with a ref path"
+
+mkdir -p "$TMP/typo"
+printf '[relase]\ncore = "dyng"\n' >"$TMP/typo/cuwheel.toml"
+(cd "$TMP/typo" && "$CUWHEEL" release select --tag v0.2.0 >"$TMP/out" 2>"$TMP/err"); rc=$?
+if [ "$rc" -eq 2 ]; then ok; else bad "misspelt table: exit $rc, expected 2"; fi
+expect_err "misspelt table" "cuwheel.toml has [relase]: did you mean [release]?"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

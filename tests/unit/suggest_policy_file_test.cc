@@ -149,4 +149,18 @@ TEST_F(PolicyFile, EveryPolicyReaderSuggestsTheSameWay) {
   EXPECT_NE(r.error().message().find("(did you mean \"core\"?)"), std::string::npos) << r.error().message();
 }
 
+TEST_F(PolicyFile, NearMissNamesAMisspeltTable) {
+  EXPECT_EQ(cuwheel::policyfile::near_miss(root_ + "/a/b", "release"), "");
+  write("a/cuwheel.toml", "[relase]\ncore = \"dyng\"\n");
+  EXPECT_EQ(cuwheel::policyfile::find(root_ + "/a/b", "release"), "");
+  EXPECT_EQ(cuwheel::policyfile::near_miss(root_ + "/a/b", "release"),
+            root_ + "/a/cuwheel.toml has [relase]: did you mean [release]?");
+  write("a/b/pyproject.toml", "[tool.cuwheel.matrx]\npython = []\n");
+  EXPECT_EQ(cuwheel::policyfile::near_miss(root_ + "/a/b", "matrix"),
+            root_ + "/a/b/pyproject.toml has [tool.cuwheel.matrx]: did you mean [tool.cuwheel.matrix]?");
+  // A key that is not a table, or a name too far off, is not a near miss.
+  write("cuwheel.toml", "relase = 1\n[xyz]\n");
+  EXPECT_EQ(cuwheel::policyfile::near_miss(root_, "release"), "");
+}
+
 }  // namespace

@@ -231,6 +231,7 @@ CLI::App* setup(CLI::App& app) {
   cmd->add_option("--max-installed-growth", g_opts.max_installed_growth,
                   "Exit 1 when the installed size grew by more than this: 10% or 50MB");
   cmd->add_option("--top", g_opts.top, "Members listed in text output, largest change first (0: all)")
+      ->check(CLI::Validator([](std::string& s) { return decimal_number_error(s); }, "", "decimal"))
       ->default_str("20");
   cmd->add_option("--format", g_opts.format, "Output format")->check(CLI::IsMember({"text", "json"}))->default_str("text");
   return cmd;

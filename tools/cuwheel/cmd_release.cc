@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../../src/policy_file.h"
 #include "cli.h"
 #include "cuwheel/release.h"
 
@@ -53,9 +54,10 @@ std::optional<rel::Policy> policy_for(const ReleaseOptions& o) {
       if (!relative.empty()) path = relative;
     }
     if (path.empty()) {
+      std::string hint = policyfile::near_miss(".", "release");
       print_error("release",
                   "no release policy: add [tool.cuwheel.release] to pyproject.toml or [release] to cuwheel.toml "
-                  "(docs/release.md), or give --policy FILE");
+                  "(docs/release.md), or give --policy FILE" + (hint.empty() ? "" : " (" + hint + ")"));
       return std::nullopt;
     }
   }
