@@ -381,7 +381,14 @@ Expected<VerifyReport> verify_release(const std::string& dir, std::string_view v
   std::string tag = std::string(version);
   if (policy.tag_prefix.empty() || tag.rfind(policy.tag_prefix, 0) != 0) tag = policy.tag_prefix + tag;
   auto sel = select(tag, policy);
-  if (!sel) return sel.error();
+  if (!sel) {
+    // The messages speak of the tag; the caller gave a version.
+    std::string msg = sel.error().message();
+    const std::string quoted = "tag \"" + tag + "\"";
+    if (tag != version && msg.rfind(quoted, 0) == 0)
+      msg = "version \"" + std::string(version) + "\" (the tag " + tag + ")" + msg.substr(quoted.size());
+    return Error(msg);
+  }
   VerifyReport report;
   report.selection = std::move(*sel);
 

@@ -246,6 +246,9 @@ printf '[release]\ncore = "dyng"\ntag-prefix = "refs/tags/"\n' >"$TMP/badprefix/
 run "tag-prefix is a ref" 2 release select --tag refs/tags/0.2.0 --policy "$TMP/badprefix/cuwheel.toml"
 expect_err "tag-prefix is a ref" "cuwheel.toml:3: tag-prefix \"refs/tags/\" starts with a ref path"
 
+run "verify a short version" 2 release verify "$TMP/good" --version 0.2
+expect_err "verify a short version" 'version "0.2" (the tag v0.2): the version has 2 release segments'
+
 mkdir -p "$TMP/typo"
 printf '[relase]\ncore = "dyng"\n' >"$TMP/typo/cuwheel.toml"
 (cd "$TMP/typo" && "$CUWHEEL" release select --tag v0.2.0 >"$TMP/out" 2>"$TMP/err"); rc=$?
