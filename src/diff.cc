@@ -139,7 +139,9 @@ Expected<WheelDiff> diff_wheels(const std::string& old_path, const std::string& 
       return Error(*p + ": not a wheel: " + (m.metadata_error.empty() ? "no .dist-info folder" : m.metadata_error));
     if (!m.read_errors.empty()) {
       const auto& [where, msg] = m.read_errors.front();
-      return Error(msg.rfind(where, 0) == 0 ? msg : where + ": " + msg);
+      // The wheel reader's messages already start with the wheel's path.
+      const bool named = msg.rfind(where, 0) == 0 || msg.rfind(m.path + ":", 0) == 0;
+      return Error(named ? msg : where + ": " + msg);
     }
     models.push_back(std::move(ms->front()));
   }
