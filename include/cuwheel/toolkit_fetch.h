@@ -81,14 +81,28 @@ struct FetchReport {
   /// verify: DIR/SHA256SUMS against the lock (present == false when the
   /// folder has none; download leaves it unset).
   SumsCheck sums;
+  /// Names in the folder that are none of the locked files, SHA256SUMS or
+  /// the repository key file (last component of key_url), sorted by byte
+  /// value: an extra RPM would be installed by `dnf install DIR/*.rpm`
+  /// along with the locked ones, so each one fails the run. Never removed.
+  std::vector<std::string> unlocked;
 
-  /// True when every file was downloaded, reused or verified and
-  /// SHA256SUMS, when present, agrees with the lock.
+  /// True when every file was downloaded, reused or verified, SHA256SUMS,
+  /// when present, agrees with the lock, and the folder holds no unlocked
+  /// name.
   bool ok() const;
-  /// True when the key, some file or a SHA256SUMS line was rejected (a
-  /// verification said no).
+  /// True when the key, some file or a SHA256SUMS line was rejected, or the
+  /// folder holds an unlocked name (a verification said no).
   bool any_rejected() const;
 };
+
+/// The names in folder `dir` that a download folder of `tk` may not hold:
+/// every directory entry (file, folder, link, whatever its kind) other than
+/// the locked files (local_name), "SHA256SUMS" and the repository key file
+/// (the last component of key_url, when the lock has one), sorted by byte
+/// value. Errors: `dir` cannot be listed (the message names it and the
+/// errno text).
+Expected<std::vector<std::string>> unlocked_entries(const LockedToolkit& tk, const std::string& dir);
 
 /// Called before each file: (file name, index from 0, count).
 using FetchProgress = std::function<void(const std::string&, size_t, size_t)>;
@@ -109,6 +123,10 @@ Expected<std::string> local_name(const LockedRpm& rpm);
 /// it. Every file is attempted. Only when all pass is dest/SHA256SUMS
 /// written (sha256sum(1) format: "<64 hex>  <name>\n", sorted by name,
 /// atomically); otherwise a SHA256SUMS left by an earlier run is removed.
+/// A name already in `dest` that is not locked (unlocked_entries, e.g. an
+/// RPM of another release) is reported in `unlocked` and left alone; it
+/// makes the run fail like a rejected file (no SHA256SUMS), since
+/// `dnf install dest/*.rpm` would install it too.
 /// A key that is not the pinned one is reported in `key_rejected` (no file
 /// is fetched then). Errors (the whole run stops): `dest` cannot be
 /// created, the key cannot be fetched, the lock pins a fingerprint but no
@@ -124,7 +142,9 @@ Expected<FetchReport> download_toolkit(const LockedToolkit& tk, const std::strin
 /// dir/<last component of key_url> (as download stored it), must have the
 /// pinned fingerprint, and every header signature and payload digest is
 /// checked; a stored key that is not the pinned one is reported in
-/// `key_rejected`. Errors (the whole run stops): `dir` is not a folder,
+/// `key_rejected`. Every name in `dir` other than the locked files,
+/// SHA256SUMS and the key file is reported in `unlocked` (a failure).
+/// Errors (the whole run stops): `dir` is not a folder or cannot be listed,
 /// dir/SHA256SUMS exists but cannot be read (a folder, no permission, over
 /// 16 MiB), `signatures` requested but the lock pins no fingerprint, the
 /// stored key cannot be read.

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <system_error>
 
 #include "cuwheel/fileio.h"
@@ -141,14 +142,14 @@ const char* to_string(FileOutcome::Status s) {
 }
 
 bool FetchReport::ok() const {
-  if (!key_rejected.empty() || !sums.problems.empty()) return false;
+  if (!key_rejected.empty() || !sums.problems.empty() || !unlocked.empty()) return false;
   for (const auto& f : files)
     if (f.status == FileOutcome::Status::rejected || f.status == FileOutcome::Status::unavailable) return false;
   return true;
 }
 
 bool FetchReport::any_rejected() const {
-  if (!key_rejected.empty() || !sums.problems.empty()) return true;
+  if (!key_rejected.empty() || !sums.problems.empty() || !unlocked.empty()) return true;
   for (const auto& f : files)
     if (f.status == FileOutcome::Status::rejected) return true;
   return false;
@@ -159,6 +160,23 @@ Expected<std::string> local_name(const LockedRpm& rpm) {
   if (name.empty() || name == "." || name == ".." || name.find('\0') != std::string::npos)
     return Error("lock entry " + rpm.name + ": location '" + rpm.location + "' names no file");
   return name;
+}
+
+Expected<std::vector<std::string>> unlocked_entries(const LockedToolkit& tk, const std::string& dir) {
+  std::set<std::string> allowed{"SHA256SUMS"};
+  for (const auto& r : tk.rpms)
+    if (auto name = local_name(r)) allowed.insert(*name);
+  if (!tk.key_url.empty()) allowed.insert(last_component(tk.key_url));
+  std::vector<std::string> out;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (!allowed.count(name)) out.push_back(std::move(name));
+  }
+  if (ec) return Error(dir + ": cannot list the folder: " + ec.message());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 Expected<FetchReport> download_toolkit(const LockedToolkit& tk, const std::string& dest, bool signatures,
@@ -253,6 +271,10 @@ Expected<FetchReport> download_toolkit(const LockedToolkit& tk, const std::strin
     report.files.push_back(out);
   }
 
+  // Listed after the fetches, so this run's own partial files are gone.
+  auto extra = unlocked_entries(tk, dest);
+  if (!extra) return extra.error();
+  report.unlocked = std::move(*extra);
   if (report.ok()) {
     if (auto s = write_sums(dest, tk); !s) return s.error();
     report.sums_written = true;
@@ -328,6 +350,10 @@ Expected<FetchReport> verify_toolkit(const LockedToolkit& tk, const std::string&
     if (!text) return text.error();
     report.sums = check_sums(*text, sums_path, tk);
   }
+  // Whatever else is in the folder would be installed by `dnf install DIR/*.rpm`.
+  auto extra = unlocked_entries(tk, dir);
+  if (!extra) return extra.error();
+  report.unlocked = std::move(*extra);
   std::optional<rpm::SignatureVerifier> verifier;
   if (signatures) {
     if (tk.key_fingerprint.empty())

@@ -197,6 +197,35 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["ok
   ok || bad "verify without SHA256SUMS: json sha256sums is not null"
 rm -rf dl-sums
 
+# Only the locked files, SHA256SUMS and the key may be in the folder: any other
+# RPM would be installed by `dnf install DIR/*.rpm` with them.
+cp -a dl dl-extra
+cp "$WWW/resigned/$NVCC_RPM" dl-extra/other-tool-1.0-1.x86_64.rpm
+run toolkit verify dl-extra --lock good.lock --name cu12 --signatures
+expect_rc 1 "verify with an unlocked RPM"
+expect_err "toolkit verify: dl-extra/other-tool-1.0-1.x86_64.rpm: not a file of the lock for cu12" "verify with an unlocked RPM"
+expect_out "cu12: 6 of 6 files good in dl-extra" "verify with an unlocked RPM: files still checked"
+expect_out "; 1 name in the folder not in the lock" "verify with an unlocked RPM: summary"
+run toolkit verify dl-extra --lock good.lock --name cu12 --format json
+expect_rc 1 "verify --format json with an unlocked RPM"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["ok"] is False and d["unlocked"] == ["other-tool-1.0-1.x86_64.rpm"] else 1)' "$T/out" &&
+  ok || bad "verify --format json: unlocked not listed: $(head -c 400 "$T/out")"
+run toolkit download --lock good.lock --name cu12 --dest dl-extra
+expect_rc 1 "download into a folder with an unlocked RPM"
+expect_err "toolkit download: dl-extra/other-tool-1.0-1.x86_64.rpm: not a file of the lock for cu12" "download into a folder with an unlocked RPM"
+[[ -f dl-extra/other-tool-1.0-1.x86_64.rpm ]] && ok || bad "download removed a file it does not own"
+[[ ! -e dl-extra/SHA256SUMS ]] && ok || bad "download with an unlocked RPM left SHA256SUMS"
+rm dl-extra/other-tool-1.0-1.x86_64.rpm
+run toolkit download --lock good.lock --name cu12 --dest dl-extra --format json
+expect_rc 0 "download once the unlocked RPM is gone"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["ok"] and d["unlocked"] == [] else 1)' "$T/out" &&
+  ok || bad "download --format json: unlocked is not []: $(head -c 400 "$T/out")"
+mkdir dl-extra/sub.rpm
+run toolkit verify dl-extra --lock good.lock --name cu12
+expect_rc 1 "verify with a folder named *.rpm"
+expect_err "dl-extra/sub.rpm: not a file of the lock" "verify with a folder named *.rpm"
+rm -rf dl-extra
+
 # --- rejections ------------------------------------------------------------
 lock_variant tampered -e "s#$BASE/good/#$BASE/tampered/#g"
 pin_file tampered.lock "$NVCC_RPM" "$WWW/tampered/$NVCC_RPM"

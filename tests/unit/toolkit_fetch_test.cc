@@ -315,6 +315,31 @@ TEST_F(ToolkitFetch, DownloadFailuresLeaveNothingThatLooksValid) {
   EXPECT_EQ(left, std::vector<std::string>{"aa.rpm"});
 }
 
+TEST_F(ToolkitFetch, DownloadIntoAFolderWithAnUnlockedRpmFailsAndKeepsIt) {
+  std::string repo = dir_ + "/repo";
+  fs::create_directories(repo + "/sub");
+  spit(repo + "/sub/aa.rpm", "aa-bytes");
+  LockedToolkit tk = lock_for(repo, {{"aa", "aa-bytes"}});
+  std::string dest = dir_ + "/dl";
+  fs::create_directories(dest);
+  spit(dest + "/other.rpm", "not ours");
+  auto r = download_toolkit(tk, dest, true);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(r->files[0].status, FileOutcome::Status::downloaded);
+  EXPECT_EQ(r->unlocked, std::vector<std::string>{"other.rpm"});
+  EXPECT_FALSE(r->ok());
+  EXPECT_TRUE(r->any_rejected());
+  EXPECT_FALSE(r->sums_written);
+  EXPECT_FALSE(fs::exists(dest + "/SHA256SUMS"));
+  EXPECT_EQ(slurp(dest + "/other.rpm"), "not ours");
+
+  fs::remove(dest + "/other.rpm");
+  auto clean = download_toolkit(tk, dest, true);
+  ASSERT_TRUE(clean);
+  EXPECT_TRUE(clean->ok());
+  EXPECT_TRUE(clean->sums_written);
+}
+
 TEST_F(ToolkitFetch, VerifyReportsEachFile) {
   std::string d = dir_ + "/dl";
   fs::create_directories(d);
@@ -339,6 +364,39 @@ TEST_F(ToolkitFetch, VerifyReportsEachFile) {
   ASSERT_FALSE(nokey);
   EXPECT_NE(nokey.error().message().find(d + "/D42D0685.pub"), std::string::npos);
   EXPECT_FALSE(verify_toolkit(tk, d + "/none", false));
+}
+
+// `dnf install DIR/*.rpm` installs whatever is in the folder: a name that is
+// not a locked file, SHA256SUMS or the key file fails verification.
+TEST_F(ToolkitFetch, VerifyFailsOnUnlockedNames) {
+  std::string d = dir_ + "/dl";
+  fs::create_directories(d);
+  LockedToolkit tk = lock_for(dir_, {{"aa", "aa-bytes"}, {"bb", "bb-bytes"}});
+  tk.key_url = "https://example.invalid/keys/D42D0685.pub";
+  spit(d + "/aa.rpm", "aa-bytes");
+  spit(d + "/bb.rpm", "bb-bytes");
+  spit(d + "/D42D0685.pub", "key");
+  auto good = verify_toolkit(tk, d, false);
+  ASSERT_TRUE(good);
+  EXPECT_TRUE(good->unlocked.empty());
+  EXPECT_TRUE(good->ok());
+
+  spit(d + "/other-1.0-1.x86_64.rpm", "another signed package");
+  spit(d + "/aa.rpm.part.77", "partial");
+  fs::create_directories(d + "/sub.rpm");
+  auto v = verify_toolkit(tk, d, false);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->unlocked, (std::vector<std::string>{"aa.rpm.part.77", "other-1.0-1.x86_64.rpm", "sub.rpm"}));
+  EXPECT_EQ(v->files[0].status, FileOutcome::Status::verified);
+  EXPECT_EQ(v->files[1].status, FileOutcome::Status::verified);
+  EXPECT_FALSE(v->ok());
+  EXPECT_TRUE(v->any_rejected());
+  EXPECT_TRUE(fs::exists(d + "/other-1.0-1.x86_64.rpm"));  // inputs are never modified
+
+  auto direct = unlocked_entries(tk, d);
+  ASSERT_TRUE(direct);
+  EXPECT_EQ(*direct, v->unlocked);
+  EXPECT_FALSE(unlocked_entries(tk, d + "/none"));
 }
 
 // An existing DIR/SHA256SUMS (what extract unpacks) must say what the lock

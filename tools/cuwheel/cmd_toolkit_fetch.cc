@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "cuwheel/bytes.h"
 #include "cuwheel/toolkit_fetch.h"
 #include "cuwheel/toolkit_lock.h"
 
@@ -92,6 +93,7 @@ json report_json(const std::string& command, const tk::FetchReport& r, const std
     files.push_back(j);
   }
   doc["files"] = files;
+  doc["unlocked"] = r.unlocked;
   doc["sha256sums_written"] = r.sums_written;
   return doc;
 }
@@ -117,6 +119,9 @@ int finish_fetch(const std::string& command, const tk::FetchReport& r, const std
   } else {
     if (!r.key_rejected.empty()) print_error(command, r.key_rejected);
     for (const auto& p : r.sums.problems) print_error(command, p.message);
+    for (const auto& u : r.unlocked)
+      print_error(command, printable(folder + "/" + u) + ": not a file of the lock for " + r.toolkit +
+                               " (`dnf install " + printable(folder) + "/*.rpm` would install it too); left in place");
     size_t good = 0;
     for (const auto& f : r.files) {
       bool ok = f.status != tk::FileOutcome::Status::rejected && f.status != tk::FileOutcome::Status::unavailable;
@@ -133,6 +138,9 @@ int finish_fetch(const std::string& command, const tk::FetchReport& r, const std
     if (r.key_rejected.empty()) {
       std::cout << r.toolkit << ": " << good << " of " << r.files.size() << " files good in " << folder;
       if (!r.key_fingerprint.empty()) std::cout << ", signed by " << r.key_fingerprint;
+      if (!r.unlocked.empty())
+        std::cout << "; " << r.unlocked.size() << (r.unlocked.size() == 1 ? " name" : " names")
+                  << " in the folder not in the lock";
       if (r.sums_written) std::cout << "; wrote " << folder << "/SHA256SUMS";
       std::cout << "\n";
     }
