@@ -116,7 +116,9 @@ Expected<Identity> make_identity(int cuda_major, const std::vector<std::string>&
 
 /// Parses a canonical identity string (as written in a stamp). Errors: not
 /// of the canonical form (including unsorted or duplicated components: a
-/// stamp is only ever written canonical).
+/// stamp is only ever written canonical); more than one line; a NUL byte.
+/// The message quotes the whole text through printable() (cuwheel/bytes.h;
+/// a line break shows as \x0a), cut at 120 bytes.
 Expected<Identity> parse_identity(std::string_view text);
 
 /// `root` joined with the identity: "build/cython" + cu13-debug gives
@@ -133,7 +135,7 @@ std::vector<std::string> describe_changes(const Identity& recorded, const Identi
 struct StampCheck {
   enum class State { kMatches, kDiffers, kMissing, kMalformed };
   State state = State::kMissing;
-  std::string recorded;             ///< the stamp's text, trimmed ("" when missing)
+  std::string recorded;             ///< the stamp's text, trimmed and escaped by printable() ("" when missing)
   std::vector<std::string> changes; ///< describe_changes(), when kDiffers
   /// One line for people: "stamp says cu12, configuration is cu13: rebuild".
   std::string message;

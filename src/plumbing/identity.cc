@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <map>
 
+#include "cuwheel/bytes.h"
 #include "cuwheel/fileio.h"
 
 extern char** environ;
@@ -47,11 +48,20 @@ std::optional<long> read_number(std::string_view s, size_t& pos, long limit) {
   return v;
 }
 
+// The first line of a command's output, escaped (printable()) and cut at
+// 120 bytes, for a message.
 std::string first_line(std::string_view text) {
   size_t nl = text.find('\n');
-  std::string line(text.substr(0, nl == std::string_view::npos ? text.size() : nl));
-  if (line.size() > 120) line = line.substr(0, 120) + "...";
-  return line;
+  std::string_view line = text.substr(0, nl == std::string_view::npos ? text.size() : nl);
+  if (line.size() > 120) return printable(line.substr(0, 120)) + "...";
+  return printable(line);
+}
+
+// All of `text` (a stamp), escaped, cut at 120 bytes: a newline shows as
+// \x0a, so a two-line stamp is quoted as what it is.
+std::string quoted_text(std::string_view text) {
+  if (text.size() > 120) return printable(text.substr(0, 120)) + "...";
+  return printable(text);
 }
 
 bool is_executable_file(const std::string& path) {
@@ -274,7 +284,13 @@ Expected<Identity> make_identity(int cuda_major, const std::vector<std::string>&
 }
 
 Expected<Identity> parse_identity(std::string_view text) {
-  auto bad = [&](const std::string& why) { return Error("'" + first_line(text) + "' is not a build identity: " + why); };
+  auto bad = [&](const std::string& why) { return Error("'" + quoted_text(text) + "' is not a build identity: " + why); };
+  // What is wrong with the text as a whole first: a stamp is one line.
+  if (size_t nl = text.find_first_of("\n\r"); nl != std::string_view::npos)
+    return bad("it has more than one line (a line break at offset " + std::to_string(nl) +
+               "; a stamp holds one identity on one line)");
+  if (size_t nul = text.find('\0'); nul != std::string_view::npos)
+    return bad("it holds a NUL byte at offset " + std::to_string(nul));
   if (text.size() < 3 || text.substr(0, 2) != "cu") return bad("it does not start with cu<major>");
   size_t pos = 2;
   if (text[pos] == '0') return bad("the CUDA major has a leading zero");
@@ -331,20 +347,18 @@ Expected<StampCheck> check_stamp(const std::string& path, const Identity& curren
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) {
     r.state = StampCheck::State::kMissing;
-    r.message = "no stamp at " + path + " (no completed build recorded), configuration is " + cur + ": rebuild";
+    r.message = "no stamp at " + printable(path) + " (no completed build recorded), configuration is " + cur + ": rebuild";
     return r;
   }
   auto text = read_whole_file(path, kMaxStampBytes);
   if (!text) return text.error();
   std::string t = *text;
   while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ' || t.back() == '\t')) t.pop_back();
-  r.recorded = t;
-  if (t.find('\0') != std::string::npos) r.recorded = "(binary)";
+  r.recorded = printable(t);
   auto recorded = parse_identity(t);
-  if (!recorded || t.find('\0') != std::string::npos) {
+  if (!recorded) {
     r.state = StampCheck::State::kMalformed;
-    r.message = path + ": " + (recorded ? std::string("stamp holds a NUL byte") : recorded.error().message()) +
-                "; configuration is " + cur + ": rebuild";
+    r.message = printable(path) + ": " + recorded.error().message() + "; configuration is " + cur + ": rebuild";
     return r;
   }
   if (*recorded == current) {

@@ -109,6 +109,16 @@ expect_grep "matches message" "$T/out" "configuration is cu12: up to date"
 printf 'garbage\n' >"$S"
 expect_rc 1 "check malformed stamp" -- "$CUWHEEL" identity check --cuda-major 12 --stamp "$S" --format json
 [ "$(json_field 'd["state"], d["rebuild"]')" = "malformed True" ] && ok || bad "malformed stamp json: $(cat "$T/out")"
+# A stamp of two lines is quoted whole, escaped, and said to be two lines.
+printf 'cu13\ncu12\n' >"$T/two"
+expect_rc 1 "check a two-line stamp" -- "$CUWHEEL" identity check --cuda-major 13 --stamp "$T/two"
+expect_grep "two-line stamp quoted whole" "$T/out" "^$T/two: 'cu13\\\\x0acu12' is not a build identity: it has more than one line"
+printf 'cu13\0-debug\n' >"$T/nul"
+expect_rc 1 "check a stamp with a NUL" -- "$CUWHEEL" identity check --cuda-major 13 --stamp "$T/nul"
+expect_grep "NUL stamp escaped" "$T/out" "'cu13\\\\x00-debug' is not a build identity: it holds a NUL byte at offset 4"
+if LC_ALL=C grep -qP '\x00' "$T/out"; then bad "a NUL from the stamp reached stdout"; else ok; fi
+expect_rc 1 "check json, stamp with a NUL" -- "$CUWHEEL" identity check --cuda-major 13 --stamp "$T/nul" --format json
+[ "$(json_field 'd["state"], d["recorded"]')" = 'malformed cu13\x00-debug' ] && ok || bad "NUL stamp json: $(cat "$T/out")"
 mkdir -p "$T/stampdir"
 expect_rc 2 "stamp is a folder" -- "$CUWHEEL" identity check --cuda-major 12 --stamp "$T/stampdir"
 expect_grep "stamp folder message" "$T/err" "$T/stampdir: not a regular file"

@@ -239,6 +239,13 @@ TEST(IdentityParse, RoundTripsAndRejectsNonCanonical) {
                         "cu13-debug-debug", "13", "cu13 debug"}) {
     EXPECT_FALSE(parse_identity(s)) << "accepted '" << s << "'";
   }
+  auto two = parse_identity("cu13\ncu12");
+  ASSERT_FALSE(two);
+  EXPECT_EQ(two.error().message().find("'cu13\\x0acu12' is not a build identity: it has more than one line"), 0u)
+      << two.error().message();
+  auto esc = parse_identity("cu13-\x1b[2J\xff");
+  ASSERT_FALSE(esc);
+  EXPECT_EQ(esc.error().message().find("'cu13-\\x1b[2J\\xff' is not a build identity"), 0u) << esc.error().message();
   auto p = parse_identity("cu13-debug-coverage");
   ASSERT_FALSE(p);
   EXPECT_NE(p.error().message().find("canonical: cu13-coverage-debug"), std::string::npos);
@@ -317,6 +324,17 @@ TEST(IdentityStamp, MalformedMeansRebuild) {
   r = check_stamp(dir + "/s2", *cur);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->state, StampCheck::State::kMalformed);
+  EXPECT_EQ(r->recorded, "cu13\\x00x");
+  EXPECT_NE(r->message.find("'cu13\\x00x' is not a build identity: it holds a NUL byte at offset 4"), std::string::npos)
+      << r->message;
+  EXPECT_EQ(r->message.find('\0'), std::string::npos);
+  // Two lines: the whole text is quoted (the first line alone is valid).
+  write(dir + "/s3", "cu13\ncu12\n");
+  r = check_stamp(dir + "/s3", *cur);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->state, StampCheck::State::kMalformed);
+  EXPECT_EQ(r->message, dir + "/s3: 'cu13\\x0acu12' is not a build identity: it has more than one line (a line "
+                              "break at offset 4; a stamp holds one identity on one line); configuration is cu13: rebuild");
   fs::remove_all(dir);
 }
 

@@ -14,11 +14,17 @@
 #include <optional>
 
 #include "cli.h"
+#include "cuwheel/bytes.h"
 #include "cuwheel/identity.h"
 
 namespace cuwheel::cli {
 
 namespace {
+
+// Messages quote flags, paths and file contents: printed escaped.
+void print_error_escaped(const std::string& where, const std::string& message) {
+  print_error(printable(where), printable(message));
+}
 
 using json = nlohmann::ordered_json;
 namespace id = cuwheel::identity;
@@ -58,7 +64,7 @@ std::optional<Current> current_identity() {
     q.path_env = env("PATH");
     auto tk = id::detect_toolkit(q);
     if (!tk) {
-      print_error("identity", tk.error().message());
+      print_error_escaped("identity", tk.error().message());
       return std::nullopt;
     }
     major = tk->major;
@@ -66,7 +72,7 @@ std::optional<Current> current_identity() {
   }
   auto ident = id::make_identity(major, g_opts.flags);
   if (!ident) {
-    print_error("identity", ident.error().message());
+    print_error_escaped("identity", ident.error().message());
     return std::nullopt;
   }
   cur.identity = *ident;
@@ -102,7 +108,7 @@ std::string toolkit_line(const Current& cur) {
 
 int identity_show() {
   if (g_opts.format == "dir" && g_opts.generated_root.empty()) {
-    print_error("identity show", "--format dir needs --generated-root");
+    print_error_escaped("identity show", "--format dir needs --generated-root");
     return kExitUnreadable;
   }
   auto cur = current_identity();
@@ -142,7 +148,7 @@ int identity_check() {
   if (!cur) return kExitUnreadable;
   auto r = id::check_stamp(g_opts.stamp, cur->identity);
   if (!r) {
-    print_error("identity check", r.error().message());
+    print_error_escaped("identity check", r.error().message());
     return kExitUnreadable;
   }
   if (g_opts.format == "json") {
@@ -166,7 +172,7 @@ int identity_stamp() {
   if (!cur) return kExitUnreadable;
   auto st = id::write_stamp(g_opts.stamp, cur->identity);
   if (!st) {
-    print_error("identity stamp", st.error().message());
+    print_error_escaped("identity stamp", st.error().message());
     return kExitUnreadable;
   }
   if (g_opts.format == "json") {
