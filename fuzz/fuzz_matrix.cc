@@ -1,13 +1,15 @@
 // libFuzzer target: the matrix inputs (include/cuwheel/matrix.h). The first
 // byte picks the parser: generator JSON (then filtered by a fixed policy in
 // normal and pull-request mode), a policy file, cuda.h / nvcc --version
-// text, or a desired_cuda value.
+// text (identity's readers, which matrix --toolkit uses), or a
+// desired_cuda value.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "cuwheel/identity.h"
 #include "cuwheel/matrix.h"
 
 using namespace cuwheel::matrix;
@@ -44,7 +46,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (selector & 0x20) o.toolkit = ToolkitVersion{12, 8, "fuzz"};
         Result r = filter(*rows, fixed_policy(), o);
         if (pr && r.include.size() > 1) std::abort();
-        if (r.include.size() + r.dropped.size() > rows->size()) std::abort();
+        if (r.include.size() + r.dropped.size() + r.rows_failed != rows->size()) std::abort();  // every row once
+        for (const auto& f : r.findings)
+          for (unsigned char c : f.message)
+            if (c < 0x20 || c == 0x7f) std::abort();  // input bytes are escaped
         if (r.include.empty() && r.findings.empty()) std::abort();  // empty-matrix must fire
         (void)r.matrix().dump();
       }
@@ -56,8 +61,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     case 2:
-      (void)parse_cuda_h(text);
-      (void)parse_nvcc_version(text);
+      (void)cuwheel::identity::parse_version_header(text, "CUDA_VERSION");
+      (void)cuwheel::identity::parse_nvcc_version(text);
       break;
     case 3: {
       Build b = classify_build(text);

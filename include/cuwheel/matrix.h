@@ -135,24 +135,16 @@ std::string find_policy_file(const std::string& start);
 
 /// Parses generator output (a list, {"include": [...]}, or one object).
 /// `*single_row` (when given) is set to whether the input was one row
-/// object. Errors: not JSON (with the byte offset), another shape, a row
-/// that is not an object (with its index). `name` prefixes messages.
+/// object. Errors: not JSON (with the byte offset), a key written twice in
+/// one object (naming the row and the key), another shape, a row that is
+/// not an object (with its index). `name` prefixes messages; the message
+/// is passed through printable().
 Expected<std::vector<Row>> parse_rows(std::string_view text, const std::string& name, bool* single_row = nullptr);
 
 /// The CUDA toolkit a build uses, from nvcc or cuda.h: identity's type
 /// (include/cuwheel/identity.h), so both commands read a toolkit the same
 /// way and accept and refuse the same text.
 using ToolkitVersion = identity::ToolkitVersion;
-
-/// Reads `#define CUDA_VERSION 12080` (cuda.h: major*1000 + minor*10), as
-/// identity::parse_version_header(text, "CUDA_VERSION"). Errors: no such
-/// definition, not a number, not of that form (`0`, `12085`).
-inline Expected<ToolkitVersion> parse_cuda_h(std::string_view text) {
-  return identity::parse_version_header(text, "CUDA_VERSION");
-}
-/// Reads "Cuda compilation tools, release 12.8, V12.8.93" (nvcc --version),
-/// as identity::parse_nvcc_version.
-using identity::parse_nvcc_version;
 
 /// `path` is a toolkit folder (its include/cuda.h is read, else its
 /// bin/nvcc --version is run), a cuda.h file (a name ending in ".h"), or an
@@ -194,6 +186,10 @@ struct Result {
   std::vector<Dropped> dropped;
   std::vector<Finding> findings;     ///< any finding means exit status 1
   size_t rows_in = 0;
+  /// Rows a guard failed (counted once however many guards fired on them):
+  /// neither kept nor dropped, so rows_in == include.size() +
+  /// dropped.size() + rows_failed.
+  size_t rows_failed = 0;
   /// {"include": [...]}.
   nlohmann::ordered_json matrix() const;
 };
@@ -208,6 +204,10 @@ const std::vector<std::string_view>& guard_names();
 std::string row_arch(const Row& row, const Policy& policy);
 
 /// Applies `policy` to `rows`. Never fails: every problem is a Finding.
+/// Every value from the rows, the policy or the options that a Finding's
+/// message or a Dropped reason quotes is passed through printable()
+/// (cuwheel/bytes.h): a NUL, a control character or invalid UTF-8 shows
+/// as \xNN and cannot cut a message short or start a new output line.
 Result filter(const std::vector<Row>& rows, const Policy& policy, const Options& options);
 
 /// Compares Python versions "3.9" < "3.10" < "3.10t" (numeric, free-threaded after).

@@ -12,6 +12,7 @@
 #include <set>
 #include <tuple>
 
+#include "cuwheel/bytes.h"
 #include "cuwheel/fileio.h"
 
 namespace fs = std::filesystem;
@@ -257,9 +258,10 @@ Expected<std::vector<Row>> parse_rows(std::string_view text, const std::string& 
   if (single_row) *single_row = false;
   RowChecker check;
   Row::sax_parse(text.begin(), text.end(), &check, nlohmann::detail::input_format_t::json, true, false);
-  if (std::string e = check.error(); !e.empty()) return Error(name + ": " + e);
+  // The parser's text quotes the input ("last read: ..."): escaped as a whole.
+  if (std::string e = check.error(); !e.empty()) return Error(printable(name + ": " + e));
   auto j = Row::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded()) return Error(name + ": not JSON");  // the SAX pass has already said where
+  if (j.is_discarded()) return Error(printable(name) + ": not JSON");  // the SAX pass has already said where
   const Row* list = nullptr;
   std::vector<Row> rows;
   if (j.is_array()) {
@@ -267,7 +269,7 @@ Expected<std::vector<Row>> parse_rows(std::string_view text, const std::string& 
   } else if (j.is_object()) {
     auto it = j.find("include");
     if (it != j.end()) {
-      if (!it->is_array()) return Error(name + ": \"include\" is not a list of rows");
+      if (!it->is_array()) return Error(printable(name) + ": \"include\" is not a list of rows");
       list = &*it;
     } else {
       rows.push_back(j);  // one row (a build job's own matrix entry)
@@ -275,10 +277,10 @@ Expected<std::vector<Row>> parse_rows(std::string_view text, const std::string& 
       return rows;
     }
   } else {
-    return Error(name + ": expected a list of rows, {\"include\": [...]} or one row object");
+    return Error(printable(name) + ": expected a list of rows, {\"include\": [...]} or one row object");
   }
   for (size_t i = 0; i < list->size(); ++i) {
-    if (!(*list)[i].is_object()) return Error(name + ": row " + std::to_string(i) + " is not an object");
+    if (!(*list)[i].is_object()) return Error(printable(name) + ": row " + std::to_string(i) + " is not an object");
     rows.push_back((*list)[i]);
   }
   return rows;
@@ -292,13 +294,13 @@ Expected<ToolkitVersion> detect_toolkit(const std::string& path, int nvcc_timeou
     fs::path nvcc = fs::path(path) / "bin" / "nvcc";
     if (fs::is_regular_file(nvcc, ec) && access(nvcc.c_str(), X_OK) == 0)
       return identity::read_nvcc_version(nvcc.string(), nvcc_timeout_ms);
-    return Error(path + ": no include/cuda.h or bin/nvcc: not a CUDA toolkit folder");
+    return Error(printable(path) + ": no include/cuda.h or bin/nvcc: not a CUDA toolkit folder");
   }
-  if (!fs::exists(path, ec)) return Error(path + ": no such file or folder");
+  if (!fs::exists(path, ec)) return Error(printable(path) + ": no such file or folder");
   if (fs::path(path).extension() == ".h") return identity::read_version_header(path, "CUDA_VERSION");
   if (fs::is_regular_file(path, ec) && access(path.c_str(), X_OK) == 0)
     return identity::read_nvcc_version(path, nvcc_timeout_ms);
-  return Error(path + ": not a toolkit folder, a cuda.h or an nvcc executable");
+  return Error(printable(path) + ": not a toolkit folder, a cuda.h or an nvcc executable");
 }
 
 std::string row_arch(const Row& row, const Policy& policy) {
@@ -524,6 +526,12 @@ Result filter(const std::vector<Row>& rows, const Policy& policy, const Options&
   for (size_t i : kept) res.include.push_back(rows[i]);
   std::stable_sort(res.dropped.begin(), res.dropped.end(), [](const Dropped& a, const Dropped& b) { return a.row < b.row; });
 
+  // Every row is kept, dropped, or failed a guard.
+  std::set<int> failed;
+  for (const auto& fd : res.findings)
+    if (fd.row >= 0) failed.insert(fd.row);
+  res.rows_failed = failed.size();
+
   // 5. An empty matrix is a failure: no build job reads as a green check.
   if (res.include.empty()) {
     std::string msg;
@@ -533,11 +541,17 @@ Result filter(const std::vector<Row>& rows, const Policy& policy, const Options&
     if (msg.empty()) {
       msg = "no row is left to build (" + std::to_string(rows.size()) + " in, " + std::to_string(res.dropped.size()) +
             " dropped";
+      if (res.rows_failed) msg += ", " + std::to_string(res.rows_failed) + " failed a guard";
       if (options.arch) msg += ", architecture " + *options.arch + " requested";
       msg += "): a workflow with no build job reads as a green check for a build that never happened";
     }
     res.findings.push_back({"empty-matrix", msg, -1});
   }
+  // The messages quote row values, field names, policy entries and paths:
+  // escaped here, once, so that no caller can print them raw. printable()
+  // leaves the messages' own (ASCII) text as it is.
+  for (auto& fd : res.findings) fd.message = printable(fd.message);
+  for (auto& d : res.dropped) d.reason = printable(d.reason);
   return res;
 }
 

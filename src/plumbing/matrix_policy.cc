@@ -6,6 +6,8 @@
 #include "../policy_file.h"
 #include "../suggest.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -91,6 +93,41 @@ Expected<Combination> combination(const std::string& file, const toml::node& n, 
   if (!c.python.empty() && !valid_python(c.python))
     return Error(where(file, n) + ": python \"" + c.python + "\" is not a version such as 3.12 or 3.13t");
   return c;
+}
+
+std::string join_names(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+// An expected combination must be one the policy builds: an architecture
+// with trains, one of its trains, an allowed Python that is not excluded.
+// Otherwise missing-combination would fire, or never fire, for a row the
+// policy itself drops. Checked against what this policy declares (trains and
+// python given by flags replace them later and are not known here).
+Status check_expected(const std::string& file, const toml::node& n, const Combination& c, const Policy& p) {
+  std::string head = where(file, n) + ": expect " + c.to_string() + ": ";
+  for (const auto& k : p.empty)
+    if (k.arch == c.arch) return Error(head + c.arch + " is declared empty ([[matrix.empty]]): nothing is built for it");
+  if (!p.trains.empty()) {
+    auto it = std::find_if(p.trains.begin(), p.trains.end(), [&](const auto& a) { return a.first == c.arch; });
+    if (it == p.trains.end()) {
+      std::vector<std::string> archs;
+      for (const auto& a : p.trains) archs.push_back(a.first);
+      return Error(head + "the policy builds no trains for " + c.arch + " (trains are given for " + join_names(archs) +
+                   ")");
+    }
+    if (std::find(it->second.begin(), it->second.end(), c.train) == it->second.end())
+      return Error(head + "train " + c.train + " is not built for " + c.arch + " (trains." + c.arch + " = " +
+                   join_names(it->second) + ")");
+  }
+  for (const auto& e : p.exclude_python)
+    if (fnmatch(e.python.c_str(), c.python.c_str(), 0) == 0)
+      return Error(head + "python " + c.python + " is excluded (exclude-python \"" + e.python + "\": " + e.reason + ")");
+  if (!p.python.empty() && std::find(p.python.begin(), p.python.end(), c.python) == p.python.end())
+    return Error(head + "python " + c.python + " is not in the allowlist (python = " + join_names(p.python) + ")");
+  return Ok{};
 }
 
 Expected<Policy> parse_table(const toml::table& t, const std::string& file) {
@@ -181,6 +218,7 @@ Expected<Policy> parse_table(const toml::table& t, const std::string& file) {
     for (const auto& e : *arr) {
       auto c = combination(file, e, "expect", true);
       if (!c) return c.error();
+      if (auto st = check_expected(file, e, *c, p); !st) return st.error();
       list.push_back(*c);
     }
     p.expect = std::move(list);

@@ -183,6 +183,55 @@ run matrix "${P[@]}" --toolkit "$WORK/cuda12/bin/nvcc" "$WORK/row.json"
 expect_rc 1 "toolkit given as the nvcc executable"
 expect_err "$WORK/cuda12/bin/nvcc --version is CUDA 12.6" "nvcc source named"
 
+# 12. The review's cases.
+# A second --trains for one architecture is a usage error naming both.
+run matrix "${P[@]}" --trains x86_64=cu130 --trains x86_64=cu126 "$FIX/generator-linux.json"
+expect_rc 2 "--trains twice for one architecture"
+expect_err 'error: --trains: "x86_64=cu130" and "x86_64=cu126" both give the trains of x86_64: give one --trains per architecture, e.g. x86_64=cu130,cu126' "--trains twice for one architecture"
+run matrix "${P[@]}" --trains x86_64=cu130,cu126 --trains aarch64=cu130 --arch x86_64 "$FIX/generator-linux.json" --format json
+expect_rc 0 "--trains once per architecture"
+py 'sorted({r["desired_cuda"] for r in d["matrix"]["include"]}) == ["cu126","cu130"]' "--trains once per architecture: both trains"
+# A NUL (or any control byte) from the input is escaped, not a cut message.
+printf '[{"desired_cuda":"cu130\\u0000x","gpu_arch_type":"cuda","gpu_arch_version":"13.0","python_version":"3.12","build_name":"b\\u001b[31m"}]' >"$WORK/nul.json"
+run matrix "${P[@]}" "$WORK/nul.json"
+expect_rc 1 "NUL in desired_cuda"
+expect_err 'row 0 (b\x1b[31m): desired_cuda "cu130\x00x" names no build: expected cuNNN' "NUL in desired_cuda"
+if LC_ALL=C grep -q "$(printf '\033')" "$WORK/err"; then bad "an ESC from the input reached stderr"; else ok; fi
+run matrix "${P[@]}" "$WORK/nul.json" --format json
+py 'd["findings"][0]["message"].startswith("row 0 (b\\x1b[31m): desired_cuda \"cu130\\x00x\"")' "NUL in desired_cuda: JSON message"
+# The summary accounts for every row: kept + dropped + failed a guard.
+run matrix "${P[@]}" "$FIX/generator-broken.json"
+expect_rc 1 "summary with guards"
+python3 - "$WORK/err" <<'PY' && ok || bad "summary does not add up: $(grep 'rows in' "$WORK/err")"
+import re, sys
+m = re.search(r"matrix: (\d+) rows in, (\d+) kept, (\d+) dropped, (\d+) failed a guard", open(sys.argv[1]).read())
+assert m and int(m[1]) == int(m[2]) + int(m[3]) + int(m[4]) and int(m[4]) > 0
+PY
+run matrix "${P[@]}" "$FIX/generator-broken.json" --format json
+py 'd["rows_in"] == d["rows_kept"] + d["rows_dropped"] + d["rows_failed"] and d["rows_failed"] >= 5' "json counts add up"
+# -o FILE: a failed run leaves no FILE (a guard, or unreadable input).
+echo '{"include": ["stale"]}' >"$WORK/m.json"
+run matrix "${P[@]}" "$FIX/generator-linux.json" --arch jetson -o "$WORK/m.json"
+expect_rc 1 "-o when a guard fires"
+[ ! -e "$WORK/m.json" ] && ok || bad "-o: a stale matrix survived a guard"
+expect_err "removed the earlier $WORK/m.json" "-o when a guard fires says so"
+echo '{"include": ["stale"]}' >"$WORK/m.json"
+run matrix "${P[@]}" "$WORK/missing.json" -o "$WORK/m.json"
+expect_rc 2 "-o with unreadable input"
+[ ! -e "$WORK/m.json" ] && ok || bad "-o: a stale matrix survived unreadable input"
+# An expected combination the policy does not build is a policy error with its line.
+for bad_expect in 'arch = "sparc", train = "cu130", python = "3.12"' 'arch = "x86_64", train = "cu999", python = "3.12"' \
+                  'arch = "x86_64", train = "cu130", python = "2.7"'; do
+  sed "s/^representative = .*/&\nexpect = [{ $bad_expect }]/" "$FIX/policy.toml" >"$WORK/expect.toml"
+  line=$(grep -n '^expect = ' "$WORK/expect.toml" | cut -d: -f1)
+  run matrix --policy "$WORK/expect.toml" "$FIX/generator-linux.json"
+  expect_rc 2 "expect { $bad_expect }"
+  expect_err "error: $WORK/expect.toml:$line: expect " "expect { $bad_expect } names its line"
+done
+sed 's/^representative = .*/&\nexpect = [{ arch = "aarch64", train = "cu132", python = "3.13" }]/' "$FIX/policy.toml" >"$WORK/expect.toml"
+run matrix --policy "$WORK/expect.toml" "$FIX/generator-linux.json"
+expect_rc 0 "an expect the policy builds"
+
 # 13. Inputs are never modified.
 sum1=$(sha256sum "$FIX/generator-linux.json" "$FIX/policy.toml")
 run matrix "${P[@]}" "$FIX/generator-linux.json"

@@ -174,6 +174,55 @@ TEST(MatrixGuards, UnknownBuildAndVersionMismatch) {
   EXPECT_EQ(count(r, "cuda-version-mismatch"), 1u) << rules(r);
 }
 
+// Every row is counted once: kept, dropped, or failed a guard.
+TEST(MatrixFilter, CountsAccountForEveryRow) {
+  auto rows = full_rows();
+  rows[0]["desired_cuda"] = "cuda12.6";     // unknown-build
+  rows[3]["gpu_arch_version"] = "12.9";     // cuda-version-mismatch
+  rows[3]["python_version"] = "";           // and missing-python: one row, two guards
+  rows.push_back(row("x86_64", "cu130", "3.9"));  // python-not-allowed
+  Result r = filter(rows, basic(), {});
+  EXPECT_EQ(r.rows_in, rows.size());
+  EXPECT_EQ(r.rows_failed, 3u) << rules(r);
+  EXPECT_EQ(r.include.size() + r.dropped.size() + r.rows_failed, r.rows_in);
+  Result clean = filter(full_rows(), basic(), {});
+  EXPECT_EQ(clean.rows_failed, 0u);
+  EXPECT_EQ(clean.include.size() + clean.dropped.size(), clean.rows_in);
+  // Pull-request mode drops the non-representative rows: still every row once.
+  Options pr;
+  pr.pr = true;
+  Result one = filter(rows, basic(), pr);
+  EXPECT_EQ(one.include.size() + one.dropped.size() + one.rows_failed, one.rows_in);
+  // The empty-matrix message counts the failed rows too.
+  Result none = filter({rows[0]}, basic(), {});
+  bool counted = false;
+  for (const auto& f : none.findings)
+    counted = counted || (f.rule == "empty-matrix" && f.message.find("(1 in, 0 dropped, 1 failed a guard)") != std::string::npos);
+  EXPECT_TRUE(counted) << rules(none);
+}
+
+// A value from the input is escaped in every message: a NUL cannot cut the
+// message short, a control character cannot reach the terminal.
+TEST(MatrixGuards, MessagesEscapeInputValues) {
+  auto rows = full_rows();
+  rows[0]["desired_cuda"] = std::string("cu130\0x", 7);
+  rows[1]["build_name"] = "evil\x1b[2J\nname";
+  rows[1]["python_version"] = "3.9\xff";
+  rows[2]["gpu_arch_version"] = std::string("12\0.6", 5);
+  Result r = filter(rows, basic(), {});
+  std::string all = rules(r);
+  EXPECT_NE(all.find("desired_cuda \"cu130\\x00x\" names no build"), std::string::npos) << all;
+  EXPECT_NE(all.find("row 1 (evil\\x1b[2J\\x0aname)"), std::string::npos) << all;
+  EXPECT_NE(all.find("python 3.9\\xff"), std::string::npos) << all;
+  EXPECT_NE(all.find("gpu_arch_version is \"12\\x00.6\""), std::string::npos) << all;
+  for (const auto& f : r.findings)
+    for (unsigned char c : f.message) EXPECT_TRUE(c >= 0x20 && c != 0x7f && c < 0x80) << f.message;
+  Policy p = basic();
+  p.exclude_python.push_back({"3.14", std::string("bad\0reason\n", 11)});
+  for (const auto& d : filter(full_rows(), p, {}).dropped)
+    EXPECT_EQ(d.reason.find('\0'), std::string::npos) << d.reason;
+}
+
 TEST(MatrixGuards, GeneratorSpelling) {
   Policy p = basic();
   p.generator = {{"with-cuda", "enabled"}, {"with-cpu", "disable"}};
@@ -350,6 +399,41 @@ match = { container_image = "*jetpack*" }
   EXPECT_EQ(q->python[0], "3.12");
 }
 
+// An expected combination the policy itself does not build is a policy
+// error naming its line: missing-combination would otherwise fire for a row
+// the policy drops anyway (or be checked against nothing).
+TEST(MatrixPolicy, ExpectMustBeBuiltByThePolicy) {
+  auto parse = [](const std::string& expect) {
+    return parse_policy(
+        "[matrix]\npython = [\"3.11\", \"3.12\"]\n"
+        "exclude-python = [{ python = \"3.14\", reason = \"broken\" }]\n"
+        "trains = { x86_64 = [\"cu126\", \"cu130\"], aarch64 = [\"cu130\"] }\n"
+        "expect = [\n  { arch = \"x86_64\", train = \"cu130\", python = \"3.12\" },\n  " +
+            expect + ",\n]\n[[matrix.empty]]\narch = \"jetson\"\nreason = \"no device code\"\n",
+        "cuwheel.toml");
+  };
+  auto msg = [&](const std::string& e) {
+    auto p = parse(e);
+    return p ? std::string("(ok)") : p.error().message();
+  };
+  EXPECT_EQ(msg("{ arch = \"aarch64\", train = \"cu130\", python = \"3.11\" }"), "(ok)");
+  EXPECT_EQ(msg("{ arch = \"sparc\", train = \"cu130\", python = \"3.12\" }"),
+            "cuwheel.toml:7: expect sparc cu130 python 3.12: the policy builds no trains for sparc "
+            "(trains are given for aarch64, x86_64)");
+  EXPECT_EQ(msg("{ arch = \"x86_64\", train = \"cu999\", python = \"3.12\" }"),
+            "cuwheel.toml:7: expect x86_64 cu999 python 3.12: train cu999 is not built for x86_64 "
+            "(trains.x86_64 = cu126, cu130)");
+  EXPECT_EQ(msg("{ arch = \"x86_64\", train = \"cu130\", python = \"2.7\" }"),
+            "cuwheel.toml:7: expect x86_64 cu130 python 2.7: python 2.7 is not in the allowlist "
+            "(python = 3.11, 3.12)");
+  EXPECT_EQ(msg("{ arch = \"x86_64\", train = \"cu130\", python = \"3.14\" }"),
+            "cuwheel.toml:7: expect x86_64 cu130 python 3.14: python 3.14 is excluded "
+            "(exclude-python \"3.14\": broken)");
+  EXPECT_EQ(msg("{ arch = \"jetson\", train = \"cu130\", python = \"3.12\" }"),
+            "cuwheel.toml:7: expect jetson cu130 python 3.12: jetson is declared empty ([[matrix.empty]]): "
+            "nothing is built for it");
+}
+
 TEST(MatrixPolicy, ErrorsAreLineNumbered) {
   auto msg = [](const char* text) {
     auto p = parse_policy(text, "cuwheel.toml");
@@ -385,35 +469,31 @@ TEST(MatrixPolicy, ErrorsAreLineNumbered) {
   EXPECT_NE(msg("[matrix]\ncpu = \"yes\"\n").find("cpu must be true or false"), std::string::npos);
 }
 
-TEST(MatrixToolkit, Versions) {
-  auto h = parse_cuda_h("#ifndef X\n#define CUDA_VERSION 12080\n#endif\n");
-  ASSERT_TRUE(h);
-  EXPECT_EQ(h->major, 12);
-  EXPECT_EQ(h->minor, 8);
-  EXPECT_FALSE(parse_cuda_h("#define CUDA_VERSION_MAJOR 12\n"));
-  auto n = parse_nvcc_version(
-      "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0.r13.0\n");
-  ASSERT_TRUE(n);
-  EXPECT_EQ(n->major, 13);
-  EXPECT_EQ(n->minor, 0);
-  EXPECT_FALSE(parse_nvcc_version("release notes"));
-}
-
-// matrix --toolkit and identity read a toolkit with the same code: what
-// identity calls malformed, matrix refuses too (CUDA_VERSION 0 is not "CUDA 0.0").
+// matrix --toolkit reads a toolkit with identity's readers: what identity
+// calls malformed, matrix refuses too, with the same message (CUDA_VERSION 0
+// is not "CUDA 0.0").
 TEST(MatrixToolkit, SameReadersAsIdentity) {
+  fs::path dir = fs::path(testing::TempDir()) / "cuwheel-matrix-same-readers";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string h = (dir / "cuda.h").string();
   for (const char* text : {"#define CUDA_VERSION 0\n", "#define CUDA_VERSION 12085\n", "#define CUDA_VERSION x\n",
-                           "#define CUDA_VERSION 999\n"}) {
-    auto m = parse_cuda_h(text);
-    auto i = cuwheel::identity::parse_version_header(text, "CUDA_VERSION");
+                           "#define CUDA_VERSION 999\n", "#define CUDA_VERSION_MAJOR 12\n"}) {
+    std::ofstream(h, std::ios::trunc) << text;
+    auto m = detect_toolkit(h);
+    auto i = cuwheel::identity::read_version_header(h, "CUDA_VERSION");
     EXPECT_FALSE(m) << text;
     EXPECT_FALSE(i) << text;
     if (!m && !i) {
       EXPECT_EQ(m.error().message(), i.error().message());
     }
   }
-  EXPECT_FALSE(parse_nvcc_version("Cuda compilation tools, release 0.5, V0.5.1\n"));  // major 0
-  EXPECT_FALSE(parse_nvcc_version("Cuda compilation tools, release 13.123, V13.1\n"));
+  std::ofstream(h, std::ios::trunc) << "#ifndef X\n#define CUDA_VERSION 12080\n#endif\n";
+  auto ok = detect_toolkit(h);
+  ASSERT_TRUE(ok) << ok.error().message();
+  EXPECT_EQ(ok->major, 12);
+  EXPECT_EQ(ok->minor, 8);
+  fs::remove_all(dir);
 }
 
 TEST(MatrixToolkit, DetectNamesThePath) {

@@ -3,7 +3,8 @@
 //
 // Exit status: 0 ok; 1 a guard fired (each printed as
 // "cuwheel: error[<guard>]: ..."); 2 the matrix or the policy cannot be
-// read, or a usage error.
+// read, or a usage error. With -o FILE a failed run leaves no FILE: an
+// earlier matrix there must not pass for this run's result.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include <map>
 
 #include "cli.h"
+#include "cuwheel/bytes.h"
 #include "cuwheel/fileio.h"
 #include "cuwheel/matrix.h"
 
@@ -59,20 +61,28 @@ bool split_assignment(const std::string& s, std::string& k, std::string& v) {
   return true;
 }
 
+// Messages quote the input (values, paths, flags): printed escaped.
+void error(const std::string& where, const std::string& message) {
+  print_error(printable(where), printable(message));
+}
+
+bool g_wrote = false;  // emit() wrote this run's result to --output
+
 int emit(const std::string& text) {
+  g_wrote = true;
   if (g_opts.output.empty()) {
     std::cout << text;
     std::cout.flush();
     return kExitOk;
   }
   if (auto st = write_file_atomic(g_opts.output, text); !st) {
-    print_error("--output", st.error().message());
+    error("--output", st.error().message());
     return kExitUnreadable;
   }
   return kExitOk;
 }
 
-int run_matrix() {
+int run_matrix_once() {
   const auto& o = g_opts;
   // 1. The policy: --policy, else cuwheel.toml / pyproject.toml upwards; flags on top.
   matrix::Policy policy;
@@ -80,7 +90,7 @@ int run_matrix() {
   if (!file.empty()) {
     auto p = matrix::load_policy(file);
     if (!p) {
-      print_error("", p.error().message());
+      error("", p.error().message());
       return kExitUnreadable;
     }
     policy = std::move(*p);
@@ -89,21 +99,31 @@ int run_matrix() {
     policy.python = split_commas(o.python);
     for (const auto& py : policy.python)
       if (matrix::python_less(py, "0.0")) {
-        print_error("--python", "\"" + py + "\" is not a version such as 3.12");
+        error("--python", "\"" + py + "\" is not a version such as 3.12");
         return kExitUnreadable;
       }
   }
   if (!o.trains.empty()) {
     policy.trains.clear();
+    std::map<std::string, std::string> given;  // arch -> the --trains value that named it
     for (const auto& t : o.trains) {
       std::string arch, list;
       if (!split_assignment(t, arch, list) || split_commas(list).empty()) {
-        print_error("--trains", "\"" + t + "\" is not ARCH=TRAIN,..., e.g. x86_64=cu126,cu130");
+        error("--trains", "\"" + t + "\" is not ARCH=TRAIN,..., e.g. x86_64=cu126,cu130");
+        return kExitUnreadable;
+      }
+      // One --trains per architecture, as one key per architecture in
+      // [matrix.trains]: a second one would otherwise replace or merge
+      // silently, and either guess can be wrong.
+      if (auto [it, inserted] = given.emplace(arch, t); !inserted) {
+        error("--trains", "\"" + it->second + "\" and \"" + t + "\" both give the trains of " + arch +
+                              ": give one --trains per architecture, e.g. " + arch + "=" +
+                              it->second.substr(it->second.find('=') + 1) + "," + list);
         return kExitUnreadable;
       }
       for (const auto& tr : split_commas(list))
         if (matrix::classify_build(tr).kind != matrix::Build::Kind::kCuda) {
-          print_error("--trains", "\"" + tr + "\" is not a CUDA train such as cu126");
+          error("--trains", "\"" + tr + "\" is not a CUDA train such as cu126");
           return kExitUnreadable;
         }
       policy.trains.emplace_back(arch, split_commas(list));
@@ -111,15 +131,15 @@ int run_matrix() {
   }
   for (const auto& fa : o.fields)
     if (auto st = policy.fields.set(fa); !st) {
-      print_error("--field", st.error().message());
+      error("--field", st.error().message());
       return kExitUnreadable;
     }
   if (policy.trains.empty()) {
-    print_error("matrix", "no trains: give a policy with [matrix] trains (docs/matrix.md) or --trains x86_64=cu126,cu130");
+    error("matrix", "no trains: give a policy with [matrix] trains (docs/matrix.md) or --trains x86_64=cu126,cu130");
     return kExitUnreadable;
   }
   if (policy.python.empty()) {
-    print_error("matrix", "no Python allowlist: give python = [...] in the policy or --python 3.10,3.11,...");
+    error("matrix", "no Python allowlist: give python = [...] in the policy or --python 3.10,3.11,...");
     return kExitUnreadable;
   }
 
@@ -129,7 +149,7 @@ int run_matrix() {
   for (const auto& g : o.generator) {
     std::string k, v;
     if (!split_assignment(g, k, v)) {
-      print_error("--generator-input", "\"" + g + "\" is not KEY=VALUE, e.g. with-cuda=enable");
+      error("--generator-input", "\"" + g + "\" is not KEY=VALUE, e.g. with-cuda=enable");
       return kExitUnreadable;
     }
     opts.generator.emplace_back(k, v);
@@ -137,7 +157,7 @@ int run_matrix() {
   if (!o.toolkit.empty()) {
     auto t = matrix::detect_toolkit(o.toolkit);
     if (!t) {
-      print_error("--toolkit", t.error().message());
+      error("--toolkit", t.error().message());
       return kExitUnreadable;
     }
     opts.toolkit = *t;
@@ -149,13 +169,13 @@ int run_matrix() {
   if (o.input == "-") text = std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   else text = read_file_or_pipe(o.input, size_t{256} << 20);
   if (!text) {
-    print_error("", text.error().message());
+    error("", text.error().message());
     return kExitUnreadable;
   }
   bool single_row = false;
   auto rows = matrix::parse_rows(*text, name, &single_row);
   if (!rows) {
-    print_error("", rows.error().message());
+    error("", rows.error().message());
     return kExitUnreadable;
   }
 
@@ -164,8 +184,10 @@ int run_matrix() {
 
   // 3. Filter and report.
   matrix::Result res = matrix::filter(*rows, policy, opts);
+  // The library has escaped the messages; the input's name is escaped here.
+  const std::string shown = printable(name);
   for (const auto& f : res.findings)
-    std::fprintf(stderr, "cuwheel: error[%s]: %s: %s\n", f.rule.c_str(), name.c_str(), f.message.c_str());
+    std::fprintf(stderr, "cuwheel: error[%s]: %s: %s\n", f.rule.c_str(), shown.c_str(), f.message.c_str());
 
   // Dropped rows, grouped by reason (in order of first appearance).
   std::vector<std::pair<std::string, size_t>> groups;
@@ -190,6 +212,8 @@ int run_matrix() {
                                   : json(nullptr);
     doc["rows_in"] = res.rows_in;
     doc["rows_kept"] = res.include.size();
+    doc["rows_dropped"] = res.dropped.size();
+    doc["rows_failed"] = res.rows_failed;
     doc["matrix"] = res.matrix();
     json dropped = json::array();
     for (const auto& d : res.dropped)
@@ -207,24 +231,33 @@ int run_matrix() {
     return res.findings.empty() ? kExitOk : kExitFindings;
   }
 
-  std::fprintf(stderr, "cuwheel: matrix: %zu rows in, %zu kept%s, %zu dropped\n", res.rows_in, res.include.size(),
-               o.pr ? " (pull-request representative)" : "", res.dropped.size());
+  // Every row is counted once: kept + dropped + failed a guard = rows in.
+  std::string failed = res.rows_failed ? ", " + std::to_string(res.rows_failed) + " failed a guard" : "";
+  std::fprintf(stderr, "cuwheel: matrix: %zu rows in, %zu kept%s, %zu dropped%s\n", res.rows_in, res.include.size(),
+               o.pr ? " (pull-request representative)" : "", res.dropped.size(), failed.c_str());
   for (const auto& [reason, n] : groups) std::fprintf(stderr, "  %zu x %s\n", n, reason.c_str());
   if (o.verbose)
     for (const auto& d : res.dropped)
-      std::fprintf(stderr, "  dropped row %d%s: %s\n", d.row, d.build.empty() ? "" : (" (" + d.build + ")").c_str(),
-                   d.reason.c_str());
+      std::fprintf(stderr, "  dropped row %d%s: %s\n", d.row,
+                   d.build.empty() ? "" : (" (" + printable(d.build) + ")").c_str(), d.reason.c_str());
   if (!res.findings.empty()) {
     std::fprintf(stderr, "cuwheel: matrix: %zu guard%s failed; no matrix written\n", res.findings.size(),
                  res.findings.size() == 1 ? "" : "s");
-    // A matrix left by an earlier run must not pass for this run's result.
-    std::error_code ec;
-    if (!g_opts.output.empty() && std::filesystem::is_regular_file(g_opts.output, ec) &&
-        std::filesystem::remove(g_opts.output, ec))
-      std::fprintf(stderr, "cuwheel: matrix: removed the earlier %s\n", g_opts.output.c_str());
     return kExitFindings;
   }
   return emit(res.matrix().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+int run_matrix() {
+  g_wrote = false;
+  int rc = run_matrix_once();
+  // A matrix left by an earlier run must not pass for this run's result:
+  // a run that fails (guard, unreadable input, usage) leaves no -o FILE.
+  std::error_code ec;
+  if (rc != kExitOk && !g_wrote && !g_opts.output.empty() && std::filesystem::is_regular_file(g_opts.output, ec) &&
+      std::filesystem::remove(g_opts.output, ec))
+    std::fprintf(stderr, "cuwheel: matrix: removed the earlier %s\n", printable(g_opts.output).c_str());
+  return rc;
 }
 
 CLI::App* setup_matrix(CLI::App& app) {
@@ -235,7 +268,7 @@ CLI::App* setup_matrix(CLI::App& app) {
   cmd->add_option("--policy", g_opts.policy,
                   "Policy file (default: [matrix] in cuwheel.toml or [tool.cuwheel.matrix] in pyproject.toml, searched upwards)");
   cmd->add_option("--python", g_opts.python, "Python allowlist, overrides the policy's: 3.10,3.11,3.12");
-  cmd->add_option("--trains", g_opts.trains, "Trains per CPU architecture, overrides the policy's: x86_64=cu126,cu130 (repeatable)");
+  cmd->add_option("--trains", g_opts.trains, "Trains per CPU architecture, overrides the policy's: x86_64=cu126,cu130 (repeatable, once per architecture)");
   cmd->add_option("--field", g_opts.fields, "Rename a row field: desired_cuda=cuda_version (repeatable)");
   cmd->add_option("--generator-input", g_opts.generator,
                   "A generator input the workflow passes, checked for its accepted spelling: with-cuda=enable (repeatable)");
@@ -245,7 +278,9 @@ CLI::App* setup_matrix(CLI::App& app) {
                   "CUDA toolkit folder, cuda.h or nvcc: fail when its major differs from a kept row's");
   cmd->add_option("--format", g_opts.format, "text (the matrix on stdout) or json (matrix, dropped rows, findings)")
       ->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("-o,--output", g_opts.output, "Write the result to FILE (atomically) instead of stdout");
+  cmd->add_option("-o,--output", g_opts.output,
+                  "Write the result to FILE (atomically) instead of stdout; a run that fails (exit 1 or 2) removes an "
+                  "existing FILE, so an earlier matrix cannot pass for this run's");
   cmd->add_flag("-v,--verbose", g_opts.verbose, "List every dropped row");
   return cmd;
 }
