@@ -112,6 +112,30 @@ run arch --release-list --release 12.9 --to cmake --output "$WORK/archs.txt"
 expect_rc 0 "--output"
 [ "$(cat "$WORK/archs.txt")" = "75-real;80-real;86-real;89-real;90-real;100-real;103-real;120-real;121" ] && ok || bad "--output content: $(cat "$WORK/archs.txt")"
 
+# A run that fails leaves no --output FILE (as matrix): an earlier result
+# must not pass for this run's.
+run arch "sm_99" --output "$WORK/archs.txt"
+expect_rc 1 "--output when an entry is rejected"
+[ ! -e "$WORK/archs.txt" ] && ok || bad "--output: a stale result survived a rejected list"
+expect_err "removed the earlier $WORK/archs.txt" "--output removal is said"
+echo stale >"$WORK/archs.txt"
+run arch "8.x" --output "$WORK/archs.txt"
+expect_rc 2 "--output with an unreadable list"
+[ ! -e "$WORK/archs.txt" ] && ok || bad "--output: a stale result survived an unreadable list"
+run arch "sm_99" --format json --output "$WORK/archs.json"
+expect_rc 1 "--format json --output with a finding"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["ok"] is False else 1)' "$WORK/archs.json" &&
+  ok || bad "--format json --output: the document of a failed run is the result and is written"
+# Input bytes are escaped in messages: a NUL from stdin, an ESC from the command line.
+printf 'sm_80\0x' >"$WORK/nul.txt"
+run arch - <"$WORK/nul.txt"
+expect_rc 2 "NUL in the list"
+expect_err '"sm_80\x00x"' "NUL in the list escaped"
+run arch "$(printf 'sm_\033[31m')"
+expect_rc 2 "ESC in the list"
+expect_err '"sm_\x1b[31m"' "ESC in the list escaped"
+if LC_ALL=C grep -q "$(printf '\033')" "$WORK/err"; then bad "an ESC from the input reached stderr"; else ok; fi
+
 # 7. Usage errors.
 run arch
 expect_rc 2 "no list"

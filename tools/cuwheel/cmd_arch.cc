@@ -11,11 +11,13 @@
 // PTX-only entry asked for in torch form).
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <iterator>
 
 #include "cli.h"
 #include "cuwheel/arch.h"
+#include "cuwheel/bytes.h"
 #include "cuwheel/fileio.h"
 
 namespace cuwheel::cli {
@@ -55,21 +57,29 @@ json targets_json(const std::vector<arch::Target>& ts) {
   return out;
 }
 
+// Messages quote the input list and flags: printed escaped.
+void error(const std::string& where, const std::string& message) {
+  print_error(printable(where), printable(message));
+}
+
+bool g_wrote = false;  // emit() wrote this run's result
+
 // Writes `text` to --output (atomically) or stdout.
 int emit(const std::string& text) {
+  g_wrote = true;
   if (g_opts.output.empty()) {
     std::cout << text;
     std::cout.flush();
     return kExitOk;
   }
   if (auto st = write_file_atomic(g_opts.output, text); !st) {
-    print_error("--output", st.error().message());
+    error("--output", st.error().message());
     return kExitUnreadable;
   }
   return kExitOk;
 }
 
-int run_arch() {
+int run_arch_once() {
   const auto& o = g_opts;
   bool want_json = o.format == "json" || o.to == "json";
   std::optional<arch::Form> to_form;
@@ -79,7 +89,7 @@ int run_arch() {
   if (!o.release.empty()) {
     auto r = arch::parse_release(o.release);
     if (!r) {
-      print_error("--release", r.error().message());
+      error("--release", r.error().message());
       return kExitUnreadable;
     }
     release = *r;
@@ -90,17 +100,17 @@ int run_arch() {
   std::optional<arch::Form> input_form;
   if (o.release_list) {
     if (!release) {
-      print_error("--release-list", "needs --release X.Y (the toolkit whose release list to print)");
+      error("--release-list", "needs --release X.Y (the toolkit whose release list to print)");
       return kExitUnreadable;
     }
     if (!o.list.empty()) {
-      print_error("--release-list", "takes no architecture list");
+      error("--release-list", "takes no architecture list");
       return kExitUnreadable;
     }
     targets = arch::release_list(*release);
   } else {
     if (o.list.empty()) {
-      print_error("arch", "give an architecture list (or - to read it from stdin), or --release-list --release X.Y");
+      error("arch", "give an architecture list (or - to read it from stdin), or --release-list --release X.Y");
       return kExitUnreadable;
     }
     if (o.list.size() == 1 && o.list[0] == "-") {
@@ -111,7 +121,7 @@ int run_arch() {
     if (o.from == "auto") {
       auto f = arch::detect_form(input_text);
       if (!f) {
-        print_error("arch", f.error().message());
+        error("arch", f.error().message());
         return kExitUnreadable;
       }
       input_form = *f;
@@ -120,7 +130,7 @@ int run_arch() {
     }
     auto parsed = arch::parse(input_text, *input_form);
     if (!parsed) {
-      print_error(std::string(arch::to_string(*input_form)) + " form", parsed.error().message());
+      error(std::string(arch::to_string(*input_form)) + " form", parsed.error().message());
       return kExitUnreadable;
     }
     targets = std::move(*parsed);
@@ -135,7 +145,7 @@ int run_arch() {
       else if (auto d = arch::check_deprecated(t, *release)) warnings.push_back({"deprecated-arch", entry, *d});
     }
   }
-  for (const auto& w : warnings) std::fprintf(stderr, "cuwheel: warning[%s]: %s\n", w.rule.c_str(), w.message.c_str());
+  for (const auto& w : warnings) std::fprintf(stderr, "cuwheel: warning[%s]: %s\n", w.rule.c_str(), printable(w.message).c_str());
 
   if (want_json) {
     json doc;
@@ -160,13 +170,13 @@ int run_arch() {
     for (const auto& w : warnings) ws.push_back({{"rule", w.rule}, {"entry", w.entry}, {"message", w.message}});
     doc["warnings"] = ws;
     doc["ok"] = findings.empty();
-    for (const auto& f : findings) std::fprintf(stderr, "cuwheel: error[%s]: %s\n", f.rule.c_str(), f.message.c_str());
+    for (const auto& f : findings) std::fprintf(stderr, "cuwheel: error[%s]: %s\n", f.rule.c_str(), printable(f.message).c_str());
     int rc = emit(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     if (rc != kExitOk) return rc;
     return findings.empty() ? kExitOk : kExitFindings;
   }
 
-  for (const auto& f : findings) std::fprintf(stderr, "cuwheel: error[%s]: %s\n", f.rule.c_str(), f.message.c_str());
+  for (const auto& f : findings) std::fprintf(stderr, "cuwheel: error[%s]: %s\n", f.rule.c_str(), printable(f.message).c_str());
   if (!findings.empty()) {
     std::fprintf(stderr, "cuwheel: %zu of %zu architectures rejected%s\n", findings.size(), targets.size(),
                  release ? (" for CUDA " + release->to_string()).c_str() : "");
@@ -174,10 +184,22 @@ int run_arch() {
   }
   auto text = arch::format(targets, *to_form);
   if (!text) {
-    print_error("--to " + o.to, text.error().message());
+    error("--to " + o.to, text.error().message());
     return kExitUnreadable;
   }
   return emit(*text + "\n");
+}
+
+int run_arch() {
+  g_wrote = false;
+  int rc = run_arch_once();
+  // As matrix: a run that fails leaves no -o FILE, so an earlier result
+  // cannot pass for this run's.
+  std::error_code ec;
+  if (rc != kExitOk && !g_wrote && !g_opts.output.empty() && std::filesystem::is_regular_file(g_opts.output, ec) &&
+      std::filesystem::remove(g_opts.output, ec))
+    std::fprintf(stderr, "cuwheel: arch: removed the earlier %s\n", printable(g_opts.output).c_str());
+  return rc;
 }
 
 CLI::App* setup_arch(CLI::App& app) {
@@ -195,7 +217,9 @@ CLI::App* setup_arch(CLI::App& app) {
   cmd->add_option("--release", g_opts.release, "CUDA toolkit release the list is built with, e.g. 12.8: each entry must be buildable by it");
   cmd->add_flag("--release-list", g_opts.release_list,
                 "Print the release list of --release: SASS for each of its architectures, PTX for the last (docs/arch.md)");
-  cmd->add_option("-o,--output", g_opts.output, "Write the result to FILE (atomically) instead of stdout");
+  cmd->add_option("-o,--output", g_opts.output,
+                  "Write the result to FILE (atomically) instead of stdout; a run that fails (exit 1 or 2) removes an "
+                  "existing FILE, so an earlier result cannot pass for this run's");
   cmd->footer(
       "Exit status: 0 ok; 1 an entry is well-formed but names no real architecture (sm_0, sm_99, sm_80a) or one the\n"
       "--release toolkit cannot build; 2 the text cannot be read as an architecture in its form (sm_x, 9.0+ptx,\n"
