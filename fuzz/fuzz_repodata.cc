@@ -8,8 +8,12 @@
 //      reflexive, and compare_evr consistent with it
 //   4  a lock file (read_lock through a temporary file): what it accepts
 //      must survive format_lock -> read_lock -> format_lock unchanged
+//   5  filelists.xml, plain or compressed (parse_filelists, 1 MiB cap):
+//      only wanted paths may come back, each package with a pkgid, name,
+//      arch and version
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +21,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cuwheel/fileio.h"
 #include "cuwheel/toolkit_lock.h"
@@ -73,12 +78,30 @@ void fuzz_lock(std::string_view text) {
   }
 }
 
+void fuzz_filelists(std::string_view stored) {
+  static const std::vector<std::string> wanted = {"/usr/share/cuda-fx/data.txt", "/usr/lib64/libfx.so.1",
+                                                  "/usr/share/cuda-fx", "/bin/sh"};
+  auto pk = parse_filelists(stored, "filelists.xml", wanted, 1 << 20);
+  if (!pk) return;
+  for (const FilelistsPackage& p : *pk) {
+    if (p.pkgid.empty() || p.name.empty() || p.arch.empty() || p.evr.version.empty() || p.files.empty()) {
+      std::fprintf(stderr, "parse_filelists kept an incomplete package\n");
+      std::abort();
+    }
+    for (const std::string& f : p.files)
+      if (std::find(wanted.begin(), wanted.end(), f) == wanted.end()) {
+        std::fprintf(stderr, "parse_filelists kept an unwanted path\n");
+        std::abort();
+      }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   std::string_view body(reinterpret_cast<const char*>(data + 1), size - 1);
-  switch (data[0] % 5) {
+  switch (data[0] % 6) {
     case 0: (void)parse_repomd(body, "repomd.xml"); break;
     case 1: fuzz_primary(body); break;
     case 2: {
@@ -101,6 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     case 4: fuzz_lock(body); break;
+    case 5: fuzz_filelists(body); break;
   }
   return 0;
 }
