@@ -103,7 +103,7 @@ void print_json(const json& doc) {
 std::string toolkit_line(const Current& cur) {
   if (!cur.toolkit) return std::to_string(cur.identity.cuda_major) + " (--cuda-major)";
   return std::to_string(cur.identity.cuda_major) + " (toolkit " + std::to_string(cur.toolkit->major) + "." +
-         std::to_string(cur.toolkit->minor) + ", from " + cur.toolkit->source + ")";
+         std::to_string(cur.toolkit->minor) + ", from " + printable(cur.toolkit->source) + ")";
 }
 
 int identity_show() {
@@ -128,7 +128,7 @@ int identity_show() {
     std::cout << "identity       " << cur->identity.str() << "\n"
               << "cuda major     " << toolkit_line(*cur) << "\n"
               << "components     " << (comps.empty() ? "-" : comps) << "\n";
-    if (!dir.empty()) std::cout << "generated dir  " << dir << "\n";
+    if (!dir.empty()) std::cout << "generated dir  " << printable(dir) << "\n";
   }
   return kExitOk;
 }
@@ -180,7 +180,7 @@ int identity_stamp() {
     doc["stamp"] = g_opts.stamp;
     print_json(doc);
   } else {
-    std::cout << "wrote " << g_opts.stamp << ": " << cur->identity.str() << "\n";
+    std::cout << "wrote " << printable(g_opts.stamp) << ": " << cur->identity.str() << "\n";
   }
   return kExitOk;
 }
