@@ -4,6 +4,7 @@
 // Header-only toml++ with exceptions off: parse errors come back as values
 // (toml::parse_result), as in src/check_policy.cc.
 #include "../toml_safe.h"
+#include "../suggest.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -81,9 +82,23 @@ Status get_list(const std::string& file, const toml::table& t, const std::string
   return Ok{};
 }
 
+// A key the lock format does not have is an error (a misspelt key would
+// otherwise drop a pin or a whole toolkit without a word), with the nearest
+// known key suggested.
+Status check_keys(const std::string& file, const toml::table& t, const std::string& ctx,
+                  std::initializer_list<std::string_view> known) {
+  for (const auto& [k, v] : t)
+    if (std::find(known.begin(), known.end(), k.str()) == known.end())
+      return Error(where(file, v) + ": " + ctx + ": unknown key \"" + std::string(k.str()) + "\"" +
+                   suggest::did_you_mean(k.str(), known));
+  return Ok{};
+}
+
 Expected<LockedRpm> read_rpm(const std::string& file, const toml::table& t, const std::string& toolkit) {
   LockedRpm r;
   std::string ctx = "toolkit." + toolkit + ": rpm entry";
+  if (auto st = check_keys(file, t, ctx, {"name", "evr", "arch", "location", "sha256", "size"}); !st)
+    return st.error();
   for (auto [key, out] : {std::pair<const char*, std::string*>{"name", &r.name}, {"evr", &r.evr},
                           {"arch", &r.arch}, {"location", &r.location}, {"sha256", &r.sha256}}) {
     if (auto st = get_string(file, t, ctx, key, true, *out); !st) return st.error();
@@ -110,6 +125,10 @@ Expected<LockedToolkit> read_toolkit(const std::string& file, const std::string&
   LockedToolkit k;
   k.name = name;
   std::string ctx = "toolkit." + name;
+  if (auto st = check_keys(file, t, ctx,
+                           {"release", "repo", "key_url", "key_fingerprint", "requested", "external", "rpm"});
+      !st)
+    return st.error();
   if (auto st = get_string(file, t, ctx, "release", true, k.release); !st) return st.error();
   if (auto st = get_string(file, t, ctx, "repo", true, k.repo); !st) return st.error();
   if (auto st = get_string(file, t, ctx, "key_url", false, k.key_url); !st) return st.error();
@@ -133,6 +152,7 @@ Expected<LockedToolkit> read_toolkit(const std::string& file, const std::string&
       k.rpms.push_back(std::move(*r));
     }
   }
+  if (k.rpms.empty()) return Error(where(file, t) + ": " + ctx + " pins no RPMs (no [[" + ctx + ".rpm]] entries)");
   return k;
 }
 
@@ -187,6 +207,7 @@ Expected<Lock> read_lock(const std::string& path) {
   if (!sv || sv->get() != 1)
     return Error(where(path, *schema) + ": unknown schema (this cuwheel reads schema = 1)");
   lock.schema = 1;
+  if (auto st = check_keys(path, root, "lock", {"schema", "toolkit"}); !st) return st.error();
   if (const toml::node* tk = root.get("toolkit")) {
     const auto* t = tk->as_table();
     if (!t) return Error(where(path, *tk) + ": toolkit must be a table");

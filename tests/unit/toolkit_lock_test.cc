@@ -126,6 +126,18 @@ TEST(LockRead, ErrorsNameFileAndLine) {
        "11: toolkit.cu12: rpm a: size is not a non-negative integer"},
       {"schema = 1\n[toolkit.cu12]\nrelease = \"12.9\"\nrepo = \"r/\"\nrequested = [1]\n",
        "5: toolkit.cu12: requested must hold strings only"},
+      // Unknown keys: a misspelt one would silently drop pins.
+      {"schema = 1\nschemas = 1\n", "2: lock: unknown key \"schemas\" (did you mean \"schema\"?)"},
+      {"schema = 1\n[toolkit.cu12]\nrelease = \"12.9\"\nrepo = \"r/\"\nkey_fingerprnt = \"x\"\n",
+       "5: toolkit.cu12: unknown key \"key_fingerprnt\" (did you mean \"key_fingerprint\"?)"},
+      {"schema = 1\n[toolkit.cu12]\nrelease = \"12.9\"\nrepo = \"r/\"\n[[toolkit.cu12.rpms]]\nname = \"a\"\n",
+       "5: toolkit.cu12: unknown key \"rpms\" (did you mean \"rpm\"?)"},
+      {"schema = 1\n[toolkit.cu12]\nrelease = \"12.9\"\nrepo = \"r/\"\n" + good_rpm + "sha256 = \"" +
+           std::string(64, 'c') + "\"\nsize = 1\nsha = 2\n",
+       "12: toolkit.cu12: rpm entry: unknown key \"sha\""},
+      // A toolkit that pins nothing cannot verify anything.
+      {"schema = 1\n[toolkit.cu12]\nrelease = \"12.9\"\nrepo = \"r/\"\n",
+       "2: toolkit.cu12 pins no RPMs (no [[toolkit.cu12.rpm]] entries)"},
   };
   for (const Case& c : cases) {
     write(path, c.text);
