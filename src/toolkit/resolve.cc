@@ -191,6 +191,15 @@ Outcome resolve_closure(const Repository& repo, const ResolveRequest& req) {
   for (const std::string& name : res.requested) {
     const std::vector<size_t>& cands = index.named(name);
     if (cands.empty()) {
+      // Present, but only for other architectures: say so, not "missing".
+      std::set<std::string> other_arches;
+      for (const Package& p : repo.packages)
+        if (p.name == name) other_arches.insert(p.arch);
+      if (!other_arches.empty()) {
+        problems.push_back(name + " is not in the repository for arch " + req.arch + " (it has " +
+                           join(std::vector<std::string>(other_arches.begin(), other_arches.end()), ", ") + ")");
+        continue;
+      }
       std::string base = ends_with(name, suffix) ? name.substr(0, name.size() - suffix.size()) : name;
       std::vector<std::string> rel = releases_with(repo, base);
       std::string msg = name + " not in repository";

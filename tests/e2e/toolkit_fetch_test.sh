@@ -29,6 +29,9 @@ trap cleanup EXIT
 
 ok() { PASS=$((PASS + 1)); }
 bad() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); }
+# flip_byte FILE OFFSET: inverts one byte in place (a tamper that always
+# changes the file, whatever byte was there).
+flip_byte() { python3 -c 'import sys; f = open(sys.argv[1], "r+b"); o = int(sys.argv[2]); f.seek(o); b = f.read(1); f.seek(o); f.write(bytes([b[0] ^ 0xFF]))' "$1" "$2"; }
 
 # run ARGS...: runs cuwheel, keeps stdout/stderr in $T/out, $T/err and the status in $RC.
 run() { "$CUWHEEL" "$@" >"$T/out" 2>"$T/err"; RC=$?; }
@@ -149,7 +152,7 @@ run toolkit verify dl --lock good.lock --name cu12 --signatures
 expect_rc 0 "verify --signatures"
 expect_out "verified $NVCC_RPM (cuda-nvcc-12-9-12.9.86-1.x86_64, signature good)" "verify --signatures"
 cp -a dl dl-bad
-printf 'X' | dd of="dl-bad/$NVCC_RPM" bs=1 seek=200 conv=notrunc 2>/dev/null
+flip_byte "dl-bad/$NVCC_RPM" 200
 run toolkit verify dl-bad --lock good.lock --name cu12
 expect_rc 1 "verify of a changed file"
 expect_err "$NVCC_RPM: sha256 " "verify of a changed file"
@@ -296,7 +299,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=
 run toolkit extract dl --into cuda-fx
 expect_rc 2 "extract into a non-empty folder"
 expect_err "cuda-fx: exists and is not an empty folder" "extract into a non-empty folder"
-cp -a dl dl-sum && printf 'X' | dd of="dl-sum/$NVCC_RPM" bs=1 seek=300 conv=notrunc 2>/dev/null
+cp -a dl dl-sum && flip_byte "dl-sum/$NVCC_RPM" 300
 run toolkit extract dl-sum --into cuda-sum
 expect_rc 1 "extract of a changed file"
 expect_err "dl-sum/$NVCC_RPM: sha256 " "extract of a changed file"

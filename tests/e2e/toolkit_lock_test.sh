@@ -22,6 +22,9 @@ pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# flip_byte FILE OFFSET: inverts one byte in place (a tamper that always
+# changes the file, whatever byte was there).
+flip_byte() { python3 -c 'import sys; f = open(sys.argv[1], "r+b"); o = int(sys.argv[2]); f.seek(o); b = f.read(1); f.seek(o); f.write(bytes([b[0] ^ 0xFF]))' "$1" "$2"; }
 
 # run EXPECTED_RC ARGS...: runs cuwheel in $WORK, keeps stdout/stderr in $WORK/out, $WORK/err.
 run() {
@@ -129,6 +132,8 @@ PY
 run 1 toolkit lock --repo "$URL/repo" --release 12.10 --packages cuda-nvcc --name cu12 --lock x.lock
 has err "cuda-nvcc-12-10 not in repository; releases with cuda-nvcc: 12.8, 12.9, 13.0"
 if [ ! -e "$WORK/x.lock" ]; then ok; else bad "a failed lock wrote x.lock"; fi
+run 1 toolkit lock --repo "$URL/repo" --release 12.9 --packages cuda-nvcc --name cu12 --lock x.lock --arch sparc
+has err "cuda-nvcc-12-9 is not in the repository for arch sparc (it has x86_64)"
 run 1 toolkit lock --repo "$URL/repo" --release 12.10 --packages cuda-nvcc --name cu12 --lock x.lock --format json
 has out '"ok": false'
 has out '"errors": ['
@@ -165,7 +170,7 @@ has err "cuda-nvvm-12-9 = 12.9.86-1 (required by cuda-nvcc-12-9-12.9.86-1) is no
 #    broken lock (never overwritten).
 cp -r "$WORK/fx/repo" "$WORK/tampered"
 P=$(ls "$WORK"/tampered/repodata/*primary.xml.gz)
-printf 'X' | dd of="$P" bs=1 seek=20 conv=notrunc status=none
+flip_byte "$P" 20
 run 2 toolkit lock --repo "$WORK/tampered" --release 12.9 --packages cuda-nvcc --name cu12 --lock x.lock
 has err "tampered/repodata/primary.xml.gz: sha256 checksum mismatch: repomd.xml says"
 run 2 toolkit lock --repo "$URL/nothing" --release 12.9 --packages cuda-nvcc --name cu12 --lock x.lock
@@ -264,7 +269,7 @@ has err "repomd.xml lists no filelists: file requirements outside primary.xml's 
 # errors naming the file; the lock is neither written nor changed.
 FL=repodata/filelists.xml.gz
 cp -r "$WORK/fx/repo" "$WORK/fl-tampered"
-printf 'X' | dd of="$WORK/fl-tampered/$FL" bs=1 seek=30 conv=notrunc status=none
+flip_byte "$WORK/fl-tampered/$FL" 30
 run 2 toolkit lock --repo "$WORK/fl-tampered" --release 12.9 --packages $FX --name cu12 --lock fx.lock
 has err "fl-tampered/$FL: sha256 checksum mismatch: repomd.xml says"
 same "$WORK/fx.first" "$WORK/fx.lock" "lock kept after a tampered filelists"
