@@ -208,6 +208,26 @@ Expected<FetchReport> download_toolkit(const LockedToolkit& tk, const std::strin
   }
   const rpm::SignatureVerifier* vp = verifier ? &*verifier : nullptr;
 
+  // Temporaries of an earlier download that was killed ("<locked file>.part.<pid>",
+  // never a user's file): removed, so a cancelled CI job does not leave the
+  // folder failing verification until someone deletes them by hand.
+  {
+    std::set<std::string> locked;
+    for (const auto& r : tk.rpms)
+      if (auto name = local_name(r)) locked.insert(*name);
+    std::error_code lec;
+    std::vector<fs::path> stale;
+    for (fs::directory_iterator it(dest, lec), end; !lec && it != end; it.increment(lec)) {
+      const std::string n = it->path().filename().string();
+      size_t at = n.rfind(".part.");
+      if (at == std::string::npos || !locked.count(n.substr(0, at))) continue;
+      std::string_view pid = std::string_view(n).substr(at + 6);
+      if (pid.empty() || pid.find_first_not_of("0123456789") != std::string_view::npos) continue;
+      if (it->is_regular_file(lec)) stale.push_back(it->path());
+    }
+    for (const auto& f : stale) fs::remove(f, lec);
+  }
+
   for (size_t i = 0; i < tk.rpms.size(); ++i) {
     const LockedRpm& r = tk.rpms[i];
     FileOutcome out;

@@ -128,6 +128,19 @@ run toolkit download --lock good.lock --name cu12 --dest dl
 expect_rc 0 "download again"
 expect_out "reused $NVCC_RPM" "download again"
 if grep -q '^downloaded' "$T/out"; then bad "download again: fetched a file it had"; else ok; fi
+# A download killed midway leaves "<file>.part.<pid>": verify names it, the
+# next download removes it (its own temporary), a user's file stays.
+printf 'partial' >"dl/$NVCC_RPM.part.4242"
+printf 'mine' >"dl/$NVCC_RPM.part.notes"
+run toolkit verify dl --lock good.lock --name cu12
+expect_rc 1 "verify with a stale .part"
+expect_err "$NVCC_RPM.part.4242: not a file of the lock" "verify with a stale .part"
+run toolkit download --lock good.lock --name cu12 --dest dl
+[[ ! -e dl/$NVCC_RPM.part.4242 && -e dl/$NVCC_RPM.part.notes ]] && ok ||
+  bad "download: stale .part not removed, or a user's file removed: $(ls dl)"
+rm -f "dl/$NVCC_RPM.part.notes"
+run toolkit download --lock good.lock --name cu12 --dest dl
+expect_rc 0 "download after the stale .part"
 printf 'junk' >>"dl/$NVCC_RPM"
 run toolkit download --lock good.lock --name cu12 --dest dl
 expect_rc 0 "download over a corrupted cache (text)"
