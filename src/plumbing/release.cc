@@ -478,7 +478,10 @@ Expected<std::vector<SplitAction>> split_release(const std::string& dir, const V
       // the destination is replaced atomically, the input stays as it is.
       const std::string tmp = dest + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
       ::unlink(tmp.c_str());
-      if (::link(src.c_str(), tmp.c_str()) == 0) {
+      // AT_SYMLINK_FOLLOW: a file in DIR that is a symbolic link is linked
+      // as the file it names (link(2) would link the symlink itself, whose
+      // relative target means nothing in OUT).
+      if (::linkat(AT_FDCWD, src.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) == 0) {
         if (::rename(tmp.c_str(), dest.c_str()) != 0) {
           int err = errno;
           ::unlink(tmp.c_str());

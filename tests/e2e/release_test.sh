@@ -249,6 +249,18 @@ expect_err "tag-prefix is a ref" "cuwheel.toml:3: tag-prefix \"refs/tags/\" star
 run "verify a short version" 2 release verify "$TMP/good" --version 0.2
 expect_err "verify a short version" 'version "0.2" (the tag v0.2): the version has 2 release segments'
 
+# A file of the set that is a symbolic link is split as the file it names.
+mkdir -p "$TMP/linked" && cp "$TMP/good/"* "$TMP/linked/" && mv "$TMP/linked/dyng-0.2.0.tar.gz" "$TMP/store.tar.gz"
+ln -s ../store.tar.gz "$TMP/linked/dyng-0.2.0.tar.gz"
+run "split a symlinked file" 0 release split "$TMP/linked" "$TMP/dist6" --version 0.2.0
+if [ -f "$TMP/dist6/dyng/dyng-0.2.0.tar.gz" ] && [ ! -L "$TMP/dist6/dyng/dyng-0.2.0.tar.gz" ] &&
+   cmp -s "$TMP/dist6/dyng/dyng-0.2.0.tar.gz" "$TMP/store.tar.gz"; then ok; else bad "split a symlinked file: $(ls -l "$TMP/dist6/dyng")"; fi
+# Names from the folder are printed escaped (a line break cannot start a CI workflow command).
+mkdir -p "$TMP/inj" && cp "$TMP/good/"* "$TMP/inj/" && cp "$TMP/good/dyng-0.2.0-py3-none-any.whl" "$TMP/inj/x"$'\n'"::error::inj.whl"
+run "verify an injected name" 1 release verify "$TMP/inj" --version 0.2.0
+if grep -q '^::' "$TMP/out"; then bad "verify printed a line starting '::': $(grep '^::' "$TMP/out")"; else ok; fi
+expect_out "verify an injected name" 'x\x0a::error::inj.whl: error[bad-filename]'
+
 mkdir -p "$TMP/typo"
 printf '[relase]\ncore = "dyng"\n' >"$TMP/typo/cuwheel.toml"
 (cd "$TMP/typo" && "$CUWHEEL" release select --tag v0.2.0 >"$TMP/out" 2>"$TMP/err"); rc=$?

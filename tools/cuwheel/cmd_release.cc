@@ -11,6 +11,7 @@
 
 #include "../../src/policy_file.h"
 #include "cli.h"
+#include "cuwheel/bytes.h"
 #include "cuwheel/release.h"
 
 namespace cuwheel::cli {
@@ -175,7 +176,11 @@ json verify_json(const rel::VerifyReport& r) {
 }
 
 void print_findings_text(const std::string& dir, const rel::VerifyReport& r) {
-  for (const auto& f : r.findings) std::printf("%s/%s: error[%s]: %s\n", dir.c_str(), f.file.c_str(), f.code.c_str(), f.message.c_str());
+  // File names and METADATA/WHEEL values come from the input: escaped, so
+  // that a name holding a line break cannot start a CI workflow command.
+  for (const auto& f : r.findings)
+    std::printf("%s/%s: error[%s]: %s\n", printable(dir).c_str(), printable(f.file).c_str(), f.code.c_str(),
+                printable(f.message).c_str());
   // An expected slot counts only when its file is there and has no problem
   // of its own (a file of another version fills a slot but does not pass).
   size_t found = 0;
@@ -185,7 +190,7 @@ void print_findings_text(const std::string& dir, const rel::VerifyReport& r) {
     for (const auto& f : r.findings) clean = clean && f.file != e.file;
     found += clean;
   }
-  std::printf("%s: %zu of %zu expected files for %s pass, %zu file%s in the folder, %zu problem%s\n", dir.c_str(), found,
+  std::printf("%s: %zu of %zu expected files for %s pass, %zu file%s in the folder, %zu problem%s\n", printable(dir).c_str(), found,
               r.expected.size(), r.selection.tag.version_text.c_str(), r.files.size(), r.files.size() == 1 ? "" : "s",
               r.findings.size(), r.findings.size() == 1 ? "" : "s");
 }
@@ -278,8 +283,10 @@ int run_split() {
     print(doc);
   } else {
     for (const auto& a : *actions)
-      std::printf("%s -> %s (%s)\n", a.file.c_str(), a.destination.c_str(), a.linked ? "hard link" : "copy");
-    std::printf("%zu file%s split into %s\n", actions->size(), actions->size() == 1 ? "" : "s", g_split.out.c_str());
+      std::printf("%s -> %s (%s)\n", printable(a.file).c_str(), printable(a.destination).c_str(),
+                  a.linked ? "hard link" : "copy");
+    std::printf("%zu file%s split into %s\n", actions->size(), actions->size() == 1 ? "" : "s",
+                printable(g_split.out).c_str());
   }
   return kExitOk;
 }
