@@ -133,9 +133,17 @@ Expected<Policy> parse_policy(std::string_view text, const std::string& name);
 /// [tool.cuwheel.matrix], in `start` and each parent folder. "" when none.
 std::string find_policy_file(const std::string& start);
 
+/// The deepest nesting of arrays and objects parse_rows accepts. A row is a
+/// flat object inside a list inside {"include": [...]}: 3 levels, so 128 is
+/// room for any generator, and far below what overflows the stack of the
+/// recursive copy and comparison of a JSON value.
+inline constexpr size_t kMaxDepth = 128;
+
 /// Parses generator output (a list, {"include": [...]}, or one object).
 /// `*single_row` (when given) is set to whether the input was one row
-/// object. Errors: not JSON (with the byte offset), a key written twice in
+/// object. Errors: nested deeper than kMaxDepth levels (with the byte
+/// offset of the bracket that opens level kMaxDepth + 1; checked before
+/// any other parsing), not JSON (with the byte offset), a key written twice in
 /// one object (naming the row and the key), another shape, a row that is
 /// not an object (with its index). `name` prefixes messages; the message
 /// is passed through printable().

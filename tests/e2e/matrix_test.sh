@@ -246,5 +246,34 @@ run matrix "${P[@]}" "$WORK/num.json"
 expect_rc 1 "python_version as a number"
 expect_err 'python_version is not a string' "python_version as a number"
 
+# Nesting deeper than 128 levels is refused before any recursive code runs
+# (80,000 levels used to overflow the stack: exit 139), and -o is removed.
+python3 -c "print('[' + '{\"a\":'*80000 + '1' + '}'*80000 + ']')" >"$WORK/deep.json"
+echo '{"include":[{"stale":1}]}' >"$WORK/deep-out.json"
+run matrix "${P[@]}" -o "$WORK/deep-out.json" "$WORK/deep.json"
+expect_rc 2 "80,000 nested levels"
+expect_err "deep.json: nested deeper than 128 levels at byte 636" "80,000 nested levels names the byte"
+[ ! -e "$WORK/deep-out.json" ] && ok || bad "-o: a stale matrix survived a too-deep input"
+# Brackets inside strings do not count.
+python3 -c "import json; print(json.dumps([{'desired_cuda':'cu130','gpu_arch_type':'cuda','gpu_arch_version':'13.0','python_version':'3.12','x':'['*500}]))" >"$WORK/brackets.json"
+run matrix "${P[@]}" "$WORK/brackets.json"
+[ "$rc" != 2 ] && ok || bad "brackets inside a string counted as nesting ($(head -c 300 "$WORK/err"))"
+
+# -o naming the input (same path, or the same file through a link) is a
+# usage error before anything is read or written: the input survives.
+cp "$FIX/generator-linux.json" "$WORK/in.json"
+sum_in=$(sha256sum <"$WORK/in.json")
+run matrix "${P[@]}" --toolkit /nonexistent -o "$WORK/in.json" "$WORK/in.json"
+expect_rc 2 "-o naming the input"
+expect_err "is the matrix input" "-o naming the input"
+ln -s in.json "$WORK/in-link.json"
+run matrix "${P[@]}" -o "$WORK/in-link.json" "$WORK/in.json"
+expect_rc 2 "-o naming the input through a link"
+[ "$sum_in" = "$(sha256sum <"$WORK/in.json")" ] && ok || bad "-o naming the input: the input was changed or removed"
+cp "$FIX/policy.toml" "$WORK/pol.toml"
+run matrix --policy "$WORK/pol.toml" -o "$WORK/pol.toml" "$FIX/generator-linux.json"
+expect_rc 2 "-o naming the policy"
+[ -s "$WORK/pol.toml" ] && ok || bad "-o naming the policy: the policy was removed"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -550,3 +550,32 @@ TEST(MatrixPython, Ordering) {
   EXPECT_TRUE(python_less("3.13", "3.13t"));
   EXPECT_FALSE(python_less("3.12", "3.12"));
 }
+
+TEST(MatrixParse, RefusesDeepNestingBeforeParsing) {
+  // 200 nested objects in a list: level 129 opens at byte 1 + 5 * 127.
+  std::string deep = "[";
+  for (int i = 0; i < 200; ++i) deep += "{\"a\":";
+  deep += "1";
+  for (int i = 0; i < 200; ++i) deep += "}";
+  deep += "]";
+  auto r = parse_rows(deep, "d.json");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message(), "d.json: nested deeper than 128 levels at byte 636 (a generator row is a flat object)");
+  // 80,000 levels (which used to overflow the stack) fail the same way.
+  std::string huge(80000, '[');
+  auto h = parse_rows(huge + std::string(80000, ']'), "h.json");
+  ASSERT_FALSE(h);
+  EXPECT_NE(h.error().message().find("at byte 128"), std::string::npos) << h.error().message();
+}
+
+TEST(MatrixParse, NestingAtTheCapAndBracketsInStringsPass) {
+  // Exactly kMaxDepth levels: a list of one row whose value nests 126 lists.
+  std::string v = std::string(kMaxDepth - 2, '[') + std::string(kMaxDepth - 2, ']');
+  auto r = parse_rows("[{\"desired_cuda\":\"cu126\",\"x\":" + v + "}]", "m.json");
+  ASSERT_TRUE(r) << r.error().message();
+  // Brackets and escaped quotes inside strings are not nesting.
+  std::string s = "[{\"x\":\"\\\"" + std::string(300, '[') + "\"}]";
+  auto b = parse_rows(s, "m.json");
+  ASSERT_TRUE(b) << b.error().message();
+  EXPECT_EQ(b->size(), 1u);
+}

@@ -248,8 +248,27 @@ int run_matrix_once() {
   return emit(res.matrix().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
+// Whether -o names `input` (the same path, or the same file by
+// std::filesystem::equivalent, through a link or another spelling).
+bool same_file(const std::string& output, const std::string& input) {
+  if (input.empty() || input == "-") return false;
+  if (output == input) return true;
+  std::error_code ec;
+  return std::filesystem::equivalent(output, input, ec) && !ec;
+}
+
 int run_matrix() {
   g_wrote = false;
+  // Refused before anything is read or written: a failed run removes its
+  // -o FILE, and a successful one replaces it, either way the input.
+  if (!g_opts.output.empty())
+    for (const auto& [what, path] : {std::pair<const char*, const std::string&>{"the matrix input", g_opts.input},
+                                     {"the policy", g_opts.policy}})
+      if (same_file(g_opts.output, path)) {
+        error("--output", g_opts.output + " is " + what + " " + path +
+                              ": write the result to another file (a failed run removes -o FILE)");
+        return kExitUnreadable;
+      }
   int rc = run_matrix_once();
   // A matrix left by an earlier run must not pass for this run's result:
   // a run that fails (guard, unreadable input, usage) leaves no -o FILE.
