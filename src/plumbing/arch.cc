@@ -299,9 +299,25 @@ Status parse_gencode_value(std::string_view val, std::vector<Target>& out) {
     if (t->ptx && !(t->sm == virt->sm && t->variant == virt->variant))
       return Error("-gencode " + quoted(v) + ": PTX " + t->compute_name() + " differs from arch=" +
                    virt->compute_name() + " (nvcc embeds the PTX of the arch= virtual architecture only)");
+    // nvcc's pairing of arch= and code= (nvcc documentation, "Virtual
+    // Architectures" and --generate-code; nvcc 13.0 says "Incompatible
+    // code generation requested" for a pair that breaks it, or ptxas
+    // refuses the PTX it was given): an architecture-specific compute_Xa
+    // compiles only to its own sm_Xa; a plain compute_X to any sm_Y with
+    // Y >= X; a family-specific compute_Xf to sm_Y, sm_Ya or sm_Yf of its
+    // own family (same major) with Y >= X.
+    if (t->sass && virt->variant == Variant::kA && !(t->sm == virt->sm && t->variant == Variant::kA))
+      return Error("-gencode " + quoted(v) + ": arch=" + virt->compute_name() + " compiles only to " +
+                   virt->sm_name() + ", not " + t->sm_name() +
+                   " (nvcc: \"Incompatible code generation requested\"; architecture-specific PTX runs on its own "
+                   "architecture only)");
     if (t->sass && t->sm < virt->sm)
       return Error("-gencode " + quoted(v) + ": " + t->sm_name() + " is older than arch=" + virt->compute_name() +
                    " (nvcc cannot compile PTX down to an older architecture)");
+    if (t->sass && virt->variant == Variant::kF && t->sm / 10 != virt->sm / 10)
+      return Error("-gencode " + quoted(v) + ": arch=" + virt->compute_name() + " compiles only to its own family (sm_" +
+                   std::to_string(virt->sm / 10) + "x at or above " + virt->sm_name() + "), not " + t->sm_name() +
+                   " (nvcc: \"Incompatible code generation requested\")");
     add(out, *t);
   }
   return Ok{};

@@ -50,6 +50,20 @@ TEST(ArchParse, GencodeForm) {
   EXPECT_EQ(conv("-gencode arch=compute_70,code=sm_75", Form::kList), "sm_75");
   EXPECT_NE(err("-gencode arch=compute_90,code=sm_80").find("older than arch=compute_90"), std::string::npos);
   EXPECT_NE(err("-gencode arch=compute_90,code=compute_80").find("differs"), std::string::npos);
+  // nvcc's variant pairing (checked against nvcc 13.0 --dryrun and a real
+  // compile): 'a' PTX only to its own sm_Xa; 'f' PTX within its family.
+  for (const char* refused : {"arch=compute_90a,code=sm_90", "arch=compute_90a,code=sm_100a",
+                              "arch=compute_100a,code=sm_100f", "arch=compute_100a,code=sm_103a"})
+    EXPECT_NE(err(std::string("-gencode ") + refused).find("compiles only to sm_"), std::string::npos) << refused;
+  for (const char* refused : {"arch=compute_100f,code=sm_120f", "arch=compute_100f,code=sm_110a"})
+    EXPECT_NE(err(std::string("-gencode ") + refused).find("compiles only to its own family"), std::string::npos)
+        << refused;
+  EXPECT_NE(err("-gencode arch=compute_103f,code=sm_100f").find("older than"), std::string::npos);
+  EXPECT_EQ(conv("-gencode arch=compute_90a,code=[sm_90a,compute_90a]", Form::kList), "sm_90a,compute_90a");
+  EXPECT_EQ(conv("-gencode arch=compute_100f,code=sm_103a", Form::kList), "sm_103a");
+  EXPECT_EQ(conv("-gencode arch=compute_100f,code=sm_100", Form::kList), "sm_100");
+  EXPECT_EQ(conv("-gencode arch=compute_120f,code=sm_121f", Form::kList), "sm_121f");
+  EXPECT_EQ(conv("-gencode arch=compute_100,code=sm_103f", Form::kList), "sm_103f");
   EXPECT_NE(err("-gencode").find("no value"), std::string::npos);
   EXPECT_NE(err("-gencode arch=compute_90 -O3").find("not of the form"), std::string::npos);
 }
