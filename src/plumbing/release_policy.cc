@@ -111,6 +111,12 @@ Status parse_index(const std::string& source, const toml::node& n, std::string_v
       if (scheme == 0 || u.size() == scheme || u[scheme] == '/')
         return Error(where(source, *t->get(key)) + ": " + name + ".repository-url \"" + *s +
                      "\" is not an http(s) URL with a host (such as https://test.pypi.org/legacy/)");
+      // The plan carries the URL into CI outputs and logs: no credentials.
+      std::string_view authority = u.substr(scheme, u.find('/', scheme) - scheme);
+      if (authority.find('@') != std::string_view::npos)
+        return Error(where(source, *t->get(key)) + ": " + name +
+                     ".repository-url holds credentials (user@ or user:password@); the plan prints the URL into CI "
+                     "logs: authenticate with trusted publishing or a secret token instead");
     }
     *field = *s;
   }
@@ -353,7 +359,8 @@ Expected<TagInfo> parse_tag(std::string_view tag, const Policy& policy) {
                  " has a local label (+...), which package indexes refuse (PEP 440, \"Local version identifiers\")");
   const std::string norm = v->to_string();
   if (norm != rest)
-    return Error(quoted + ": \"" + std::string(rest) + "\" is not a normalized PEP 440 version (write \"" + prefix + norm +
+    return Error(quoted + ": " + (prefix.empty() ? "" : "after the prefix \"" + prefix + "\", ") + "\"" +
+                 std::string(rest) + "\" is not a normalized PEP 440 version (write the tag as \"" + prefix + norm +
                  "\")");
   if (policy.release_segments != 0 && v->release.size() != policy.release_segments) {
     std::string msg = quoted + ": the version has " + std::to_string(v->release.size()) + " release segment" +

@@ -84,7 +84,7 @@ run "select text core only" 0 release select --tag v0.1.3
 expect_out "select text no plugins" "no plugins: they ship from 0.2 (plugins-since)"
 
 run "malformed -rc1" 2 release select --tag v0.2.0-rc1
-expect_err "malformed -rc1" 'cuwheel: error: tag "v0.2.0-rc1": "0.2.0-rc1" is not a normalized PEP 440 version (write "v0.2.0rc1")'
+expect_err "malformed -rc1" 'cuwheel: error: tag "v0.2.0-rc1": after the prefix "v", "0.2.0-rc1" is not a normalized PEP 440 version (write the tag as "v0.2.0rc1")'
 run "malformed no prefix" 2 release select --tag 0.2.0
 expect_err "malformed no prefix" '(write "v0.2.0")'
 run "malformed two segments" 2 release select --tag v1.0
@@ -187,7 +187,7 @@ expect_out "verify nested missing" "error[missing]: the manylinux_2_28_x86_64 wh
 run "verify no folder" 2 release verify "$TMP/nowhere" --version 0.2.0
 expect_err "verify no folder" "nowhere: not a folder"
 run "verify bad version" 2 release verify "$TMP/good" --version 0.2.0-rc1
-expect_err "verify bad version" '(write "v0.2.0rc1")'
+expect_err "verify bad version" '(write the tag as "v0.2.0rc1")'
 
 # --- split -------------------------------------------------------------------
 before=$(cd "$TMP/good" && sha256sum * | sha256sum)
@@ -260,6 +260,14 @@ mkdir -p "$TMP/inj" && cp "$TMP/good/"* "$TMP/inj/" && cp "$TMP/good/dyng-0.2.0-
 run "verify an injected name" 1 release verify "$TMP/inj" --version 0.2.0
 if grep -q '^::' "$TMP/out"; then bad "verify printed a line starting '::': $(grep '^::' "$TMP/out")"; else ok; fi
 expect_out "verify an injected name" 'x\x0a::error::inj.whl: error[bad-filename]'
+
+mkdir -p "$TMP/creds"
+printf '[release]\ncore = "dyng"\n[release.indexes]\ntest = { repository-url = "http://user:pw@example.org/legacy/" }\n' >"$TMP/creds/cuwheel.toml"
+run "repository-url with credentials" 2 release plan --tag v0.2.0 --policy "$TMP/creds/cuwheel.toml"
+expect_err "repository-url with credentials" "indexes.test.repository-url holds credentials"
+if grep -q "pw@" "$TMP/out" "$TMP/err"; then bad "credentials echoed"; else ok; fi
+run "doubled prefix" 2 release select --tag vv0.2.0
+expect_err "doubled prefix" 'after the prefix "v", "v0.2.0" is not a normalized PEP 440 version (write the tag as "v0.2.0")'
 
 mkdir -p "$TMP/typo"
 printf '[relase]\ncore = "dyng"\n' >"$TMP/typo/cuwheel.toml"

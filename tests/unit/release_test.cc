@@ -372,12 +372,12 @@ TEST(ReleaseTag, MalformedTagsGetAHint) {
   EXPECT_EQ(tag_error("0.2.0"), "tag \"0.2.0\" does not start with the tag prefix \"v\" (write \"v0.2.0\")");
   EXPECT_EQ(tag_error("V0.2.0"), "tag \"V0.2.0\" does not start with the tag prefix \"v\" (write \"v0.2.0\")");
   EXPECT_EQ(tag_error("v0.2.0-rc1"),
-            "tag \"v0.2.0-rc1\": \"0.2.0-rc1\" is not a normalized PEP 440 version (write \"v0.2.0rc1\")");
+            "tag \"v0.2.0-rc1\": after the prefix \"v\", \"0.2.0-rc1\" is not a normalized PEP 440 version (write the tag as \"v0.2.0rc1\")");
   EXPECT_EQ(tag_error("v0.2.0.RC1"),
-            "tag \"v0.2.0.RC1\": \"0.2.0.RC1\" is not a normalized PEP 440 version (write \"v0.2.0rc1\")");
+            "tag \"v0.2.0.RC1\": after the prefix \"v\", \"0.2.0.RC1\" is not a normalized PEP 440 version (write the tag as \"v0.2.0rc1\")");
   EXPECT_EQ(tag_error("v1.0.0-1"),
-            "tag \"v1.0.0-1\": \"1.0.0-1\" is not a normalized PEP 440 version (write \"v1.0.0.post1\")");
-  EXPECT_EQ(tag_error("v01.0.0"), "tag \"v01.0.0\": \"01.0.0\" is not a normalized PEP 440 version (write \"v1.0.0\")");
+            "tag \"v1.0.0-1\": after the prefix \"v\", \"1.0.0-1\" is not a normalized PEP 440 version (write the tag as \"v1.0.0.post1\")");
+  EXPECT_EQ(tag_error("v01.0.0"), "tag \"v01.0.0\": after the prefix \"v\", \"01.0.0\" is not a normalized PEP 440 version (write the tag as \"v1.0.0\")");
   EXPECT_EQ(tag_error("v1.0"),
             "tag \"v1.0\": the version has 2 release segments; this project's tags have 3 (release-segments) "
             "(write \"v1.0.0\")");
@@ -397,7 +397,7 @@ TEST(ReleaseTag, PolicyDecidesPrefixAndSegments) {
   Policy p = dyng_policy();
   p.tag_prefix = "";
   EXPECT_TRUE(parse_tag("1.2.3", p));
-  EXPECT_EQ(tag_error("v1.2.3", p), "tag \"v1.2.3\": \"v1.2.3\" is not a normalized PEP 440 version (write \"1.2.3\")");
+  EXPECT_EQ(tag_error("v1.2.3", p), "tag \"v1.2.3\": \"v1.2.3\" is not a normalized PEP 440 version (write the tag as \"1.2.3\")");
   p.release_segments = 0;
   EXPECT_TRUE(parse_tag("1.0", p));
   EXPECT_TRUE(parse_tag("2024.10", p));
