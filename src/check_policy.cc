@@ -142,6 +142,28 @@ bool valid_driver(const std::string& d) {
   return parts[0][0] != '0';
 }
 
+// An entry point the wheel must declare: GROUP:NAME, or NAME alone (any
+// group). Neither part is empty and neither holds a blank, '=' or a second
+// ':' (entry_points.txt is an INI file of "name = object" lines in
+// "[group]" sections: PyPA "Entry points specification").
+bool valid_entry_point(const std::string& ep) {
+  if (ep.empty() || ep.find_first_of(" \t=") != std::string::npos) return false;
+  size_t colon = ep.find(':');
+  if (colon == std::string::npos) return true;
+  return colon != 0 && colon + 1 != ep.size() && ep.find(':', colon + 1) == std::string::npos;
+}
+
+// A distribution name as PEP 508 "Names" allows: ASCII letters and digits,
+// with '.', '-' and '_' inside, starting and ending with a letter or digit.
+bool valid_dist_name(const std::string& d) {
+  if (d.empty()) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  if (!alnum(d.front()) || !alnum(d.back())) return false;
+  for (char c : d)
+    if (!alnum(c) && c != '.' && c != '-' && c != '_') return false;
+  return true;
+}
+
 // Where a value came from: "--sass" for a flag, "FILE:LINE: sass" for a
 // policy file (the line of the item when known).
 using Locate = std::function<std::string(std::string_view key, size_t item)>;
@@ -164,6 +186,16 @@ Status validate_values(const Policy& p, const Locate& at) {
   if (p.min_driver && !valid_driver(*p.min_driver))
     return Error(at("min-driver", 0) + ": \"" + *p.min_driver +
                  "\" is not an NVIDIA driver version MAJOR.MINOR[.PATCH] such as 580.65.06 or 570.26");
+  for (size_t i = 0; i < p.entry_points.size(); ++i)
+    if (!valid_entry_point(p.entry_points[i]))
+      return Error(at("entry-points", i) + ": \"" + p.entry_points[i] + "\" must be GROUP:NAME or NAME");
+  size_t i = 0;
+  for (const auto& [dist, how] : p.pins) {
+    if (!valid_dist_name(dist))
+      return Error(at("pin", i) + ": \"" + dist + "\" is not a distribution name (PEP 508)");
+    if (how != "exact") return Error(at("pin", i) + ": " + dist + " must be \"exact\"");
+    ++i;
+  }
   return Ok{};
 }
 
@@ -188,7 +220,12 @@ Expected<std::vector<std::string>> split_comma_list(std::string_view text) {
 }
 
 Status validate_policy(const Policy& p) {
-  return validate_values(p, [](std::string_view key, size_t) { return "--" + std::string(key); });
+  return validate_values(p, [](std::string_view key, size_t) {
+    // The flag spellings of keys whose flag is singular.
+    if (key == "entry-points") return std::string("--entry-point");
+    if (key == "license-files") return std::string("--license-file");
+    return "--" + std::string(key);
+  });
 }
 
 Expected<Policy> load_policy(const std::string& path) {
@@ -199,9 +236,18 @@ Expected<Policy> load_policy(const std::string& path) {
   const toml::table& root = *parsed;
   const toml::table* t = nullptr;
   if (const auto* tool = root.get_as<toml::table>("tool")) t = tool->get_as<toml::table>("cuwheel");
+  const bool pyproject = fs::path(path).filename() == "pyproject.toml";
   if (!t) {
-    if (fs::path(path).filename() == "pyproject.toml") return Error(path + ": no [tool.cuwheel] table");
+    if (pyproject) return Error(path + ": no [tool.cuwheel] table");
     t = &root;
+  } else if (!pyproject) {
+    // A cuwheel.toml holds its keys in one place: at the top level or in
+    // [tool.cuwheel], never both (one would silently win over the other).
+    for (const auto& [k, v] : root)
+      if (k.str() != "tool")
+        return Error(where(path, v) + ": \"" + std::string(k.str()) + "\" is at the top level, but this file also has " +
+                     "a [tool.cuwheel] table (line " + std::to_string(t->source().begin.line) +
+                     "); keep every key in one place");
   }
   Policy p;
   p.source = path;
@@ -218,9 +264,11 @@ Expected<Policy> load_policy(const std::string& path) {
                    suggest::did_you_mean(k.str(), kKeys));
   }
   if (const auto* n = t->get("cuda-major")) {
-    auto v = n->value<int64_t>();
-    if (!v || (*v != 12 && *v != 13)) return Error(where(path, *n) + ": cuda-major must be 12 or 13");
-    p.cuda_major = static_cast<int>(*v);
+    // An integer, as --cuda-major takes a decimal number: 13.0 is a float.
+    const auto* v = n->as_integer();
+    if (!v || (v->get() != 12 && v->get() != 13))
+      return Error(where(path, *n) + ": cuda-major must be 12 or 13" + (n->is_floating_point() ? " (an integer, not a float)" : ""));
+    p.cuda_major = static_cast<int>(v->get());
   }
   if (auto st = string_list(path, *t, "sass", p.sass, &at["sass"]); !st) return st.error();
   if (const auto* n = t->get("sass-exact")) {
@@ -246,15 +294,19 @@ Expected<Policy> load_policy(const std::string& path) {
   for (const char* key : {"max-size", "max-installed-size"}) {
     const auto* n = t->get(key);
     if (!n) continue;
+    // An integer number of bytes, or a string parse_size() reads (as the
+    // flag); a TOML float (1e3, 2.5) is neither.
     std::optional<uint64_t> bytes;
-    if (auto i = n->value<int64_t>(); i && *i >= 0) bytes = static_cast<uint64_t>(*i);
-    else if (auto s = n->value<std::string>()) bytes = parse_size(*s);
-    if (!bytes) return Error(where(path, *n) + ": " + key + " must be a size such as \"200MB\"");
+    if (const auto* i = n->as_integer(); i && i->get() >= 0) bytes = static_cast<uint64_t>(i->get());
+    else if (const auto* s = n->as_string()) bytes = parse_size(s->get());
+    if (!bytes)
+      return Error(where(path, *n) + ": " + key + " must be a size such as \"200MB\" or a whole number of bytes" +
+                   (n->is_floating_point() ? " (not a float)" : ""));
     (std::string(key) == "max-size" ? p.max_size : p.max_installed_size) = bytes;
   }
   if (auto st = string_list(path, *t, "exports", p.exports); !st) return st.error();
   if (auto st = string_list(path, *t, "license-files", p.license_files); !st) return st.error();
-  if (auto st = string_list(path, *t, "entry-points", p.entry_points); !st) return st.error();
+  if (auto st = string_list(path, *t, "entry-points", p.entry_points, &at["entry-points"]); !st) return st.error();
   if (auto st = string_list(path, *t, "select", p.select, &at["select"]); !st) return st.error();
   if (auto st = string_list(path, *t, "ignore", p.ignore, &at["ignore"]); !st) return st.error();
   if (const auto* n = t->get("pin")) {
@@ -264,6 +316,7 @@ Expected<Policy> load_policy(const std::string& path) {
       auto s = v.value<std::string>();
       if (!s || *s != "exact") return Error(where(path, v) + ": pin." + std::string(k.str()) + " must be \"exact\"");
       p.pins[std::string(k.str())] = *s;
+      at["pin"].push_back(where(path, v));  // a TOML table iterates in key order, as the map
     }
   }
   if (const auto* n = t->get("severity")) {

@@ -412,5 +412,25 @@ expect_out '^1 input checked: 0 errors'
 expect_rc 0 rule unreadable
 expect_out 'exits 2'
 
+# Second review: a policy key refuses what its flag refuses (FILE:LINE), and
+# a cuwheel.toml with keys both at the top level and in [tool.cuwheel] is refused.
+printf 'entry-points = [":"]\n' >"$R/ep.toml"
+expect_rc 2 check --policy "$R/ep.toml" libplain.so
+expect_out 'ep.toml:1: entry-points: ":" must be GROUP:NAME or NAME' "$WORK/err"
+expect_rc 2 check --entry-point : libplain.so
+expect_out 'entry-point: ":" must be GROUP:NAME or NAME' "$WORK/err"
+printf 'max-size = 1e3\n' >"$R/ms.toml"
+expect_rc 2 check --policy "$R/ms.toml" libplain.so
+expect_out 'ms.toml:1: max-size must be a size .*not a float' "$WORK/err"
+printf 'cuda-major = 13.0\n' >"$R/cm.toml"
+expect_rc 2 check --policy "$R/cm.toml" libplain.so
+expect_out 'cm.toml:1: cuda-major must be 12 or 13 \(an integer, not a float\)' "$WORK/err"
+printf 'max-size = 100000000\ncuda-major = 13\n' >"$R/okvals.toml"
+expect_rc 0 check --policy "$R/okvals.toml" --select size-budget libplain.so
+mkdir -p "$R/both"
+printf 'sass = "sm_80"\n[tool.cuwheel]\nsass = "sm_75"\n' >"$R/both/cuwheel.toml"
+expect_rc 2 check --policy "$R/both/cuwheel.toml" --select missing-sass libsuffix.so
+expect_out 'cuwheel.toml:1: "sass" is at the top level, but this file also has a \[tool.cuwheel\] table \(line 2\)' "$WORK/err"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -356,3 +356,57 @@ TEST(CheckModels, RawFatbinAndCubinAreLibraryInputs) {
   ASSERT_FALSE(text);
   EXPECT_NE(text.error().message().find("not a wheel, ELF file, static archive, fatbin or cubin"), std::string::npos);
 }
+
+// The policy keys go through the validators of their flags: a value the
+// flag refuses is refused in the file too, with FILE:LINE.
+TEST(CheckPolicy, FileValuesUseTheFlagValidators) {
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  for (const Case& c : {Case{"entry-points = [\":\"]\n", "cuwheel.toml:1: entry-points: \":\" must be GROUP:NAME or NAME"},
+                        Case{"\nentry-points = [\"g:\"]\n", "cuwheel.toml:2: entry-points: \"g:\" must be GROUP:NAME"},
+                        Case{"max-size = 1e3\n", "cuwheel.toml:1: max-size must be a size"},
+                        Case{"max-installed-size = 2.5\n", "cuwheel.toml:1: max-installed-size must be a size"},
+                        Case{"cuda-major = 13.0\n", "cuwheel.toml:1: cuda-major must be 12 or 13 (an integer, not a float)"},
+                        Case{"pin = { \"\" = \"exact\" }\n", "cuwheel.toml:1: pin: \"\" is not a distribution name"}}) {
+    auto p = load_policy(write_temp("cuwheel.toml", c.text));
+    ASSERT_FALSE(p) << c.text;
+    EXPECT_NE(p.error().message().find(c.message), std::string::npos) << p.error().message();
+  }
+  auto good = load_policy(
+      write_temp("cuwheel.toml", "entry-points = [\"g:n\", \"n\"]\nmax-size = 1000\nmax-installed-size = \"1.5MB\"\n"
+                                 "cuda-major = 13\npin = { nvidia-cublas = \"exact\" }\n"));
+  ASSERT_TRUE(good) << good.error().message();
+  EXPECT_EQ(good->max_size, 1000u);
+  EXPECT_EQ(good->max_installed_size, 1500000u);
+  EXPECT_EQ(good->cuda_major, 13);
+  // The flag side: validate_policy names the flag.
+  Policy flag;
+  flag.entry_points = {":"};
+  auto st = validate_policy(flag);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message().find("--entry-point: \":\" must be GROUP:NAME or NAME"), std::string::npos);
+  flag.entry_points = {"g:n"};
+  flag.pins[""] = "exact";
+  ASSERT_FALSE(validate_policy(flag));
+  flag.pins.clear();
+  EXPECT_TRUE(validate_policy(flag));
+}
+
+// A cuwheel.toml keeps its keys at the top level or in [tool.cuwheel]: both
+// is an error naming the top-level key's line.
+TEST(CheckPolicy, TopLevelAndToolTableTogetherAreRefused) {
+  auto both = load_policy(write_temp("cuwheel.toml", "sass = \"sm_80\"\n[tool.cuwheel]\nsass = \"sm_75\"\n"));
+  ASSERT_FALSE(both);
+  EXPECT_NE(both.error().message().find("cuwheel.toml:1: \"sass\" is at the top level, but this file also has a "
+                                        "[tool.cuwheel] table (line 2)"),
+            std::string::npos)
+      << both.error().message();
+  auto table_only = load_policy(write_temp("cuwheel.toml", "[tool.cuwheel]\nsass = \"sm_75\"\n"));
+  ASSERT_TRUE(table_only) << table_only.error().message();
+  EXPECT_EQ(table_only->sass, std::vector<std::string>{"sm_75"});
+  auto top_only = load_policy(write_temp("cuwheel.toml", "sass = \"sm_80\"\n"));
+  ASSERT_TRUE(top_only);
+  EXPECT_EQ(top_only->sass, std::vector<std::string>{"sm_80"});
+}

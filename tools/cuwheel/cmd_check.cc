@@ -94,18 +94,11 @@ int run_check(const CheckOptions& o) {
     }
     policy.max_installed_size = *b;
   }
-  for (const auto& ep : o.entry_points) {
-    // GROUP:NAME, or NAME alone (any group), as the policy key.
-    size_t colon = ep.find(':');
-    bool bad = ep.empty() || ep.find_first_of(" \t=") != std::string::npos ||
-               (colon != std::string::npos && (colon == 0 || colon + 1 == ep.size() || ep.find(':', colon + 1) != std::string::npos));
-    if (bad) {
-      print_error("--entry-point", "\"" + ep + "\" must be GROUP:NAME or NAME");
-      return kExitUnreadable;
-    }
+  // GROUP:NAME, or NAME alone (any group): checked by validate_policy below,
+  // with the same validator as the policy key.
+  for (const auto& ep : o.entry_points)
     if (std::find(policy.entry_points.begin(), policy.entry_points.end(), ep) == policy.entry_points.end())
       policy.entry_points.push_back(ep);
-  }
   if (!o.exports.empty() && !split_flag("--exports", o.exports, policy.exports)) return kExitUnreadable;
   if (!o.license_files.empty() && !split_flag("--license-file", o.license_files, policy.license_files))
     return kExitUnreadable;
