@@ -57,6 +57,7 @@ __all__ = [
     "detect_cuda_version",
     "build_identity",
     "parse_identity",
+    "describe_changes",
     "generated_dir",
     "check_stamp",
     "needs_rebuild",
@@ -76,6 +77,39 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 class IdentityError(Exception):
     """A toolkit that cannot be read, a malformed flag, an unreadable stamp."""
+
+
+# Characters shown as \xNN (byte by byte, of their UTF-8 form), as the
+# cuwheel binary's printable(): C0 controls, DEL, C1 controls, the line and
+# paragraph separators, and the bidirectional formatting characters
+# (Unicode Standard Annex #9).
+_ESCAPED = frozenset(list(range(0x20)) + list(range(0x7F, 0xA0)) + [0x2028, 0x2029, 0x061C, 0x200E, 0x200F]
+                     + list(range(0x202A, 0x202F)) + list(range(0x2066, 0x206A)))
+
+
+def _printable(data: Union[bytes, str]) -> str:
+    """Text read from input, safe to print: well-formed printable UTF-8
+    (RFC 3629) is kept; the characters above and every byte that is not
+    part of a well-formed sequence show as \\xNN. Escapes from bytes, never
+    from text decoded with "replace"; a str is taken as its UTF-8 bytes
+    (surrogateescape, so undecodable file names keep their bytes)."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    out = []
+    for ch in data.decode("utf-8", "surrogateescape"):
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:  # a byte the UTF-8 decoder refused
+            out.append("\\x%02x" % (o - 0xDC00))
+        elif o in _ESCAPED:
+            out.extend("\\x%02x" % b for b in ch.encode("utf-8"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _quoted(data: bytes) -> str:
+    """All of a stamp, escaped, cut at 120 bytes (as the binary)."""
+    return _printable(data[:120]) + "..." if len(data) > 120 else _printable(data)
 
 
 def _first_line(text: str) -> str:
@@ -185,7 +219,7 @@ def _components(flags: Iterable[str]) -> list:
         name = "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in name)
 
         def bad(why: str) -> IdentityError:
-            return IdentityError("flag '%s': %s" % (flag, why))
+            return IdentityError("flag '%s': %s" % (_printable(flag), why))
 
         if not name:
             raise bad("empty name")
@@ -226,23 +260,78 @@ def build_identity(cuda_major: Optional[int] = None, flags: Sequence[str] = (), 
     return "-".join(["cu%d" % cuda_major] + _components(flags))
 
 
-def parse_identity(text: str) -> Tuple[int, list]:
-    """(major, components) of a canonical identity string; raises IdentityError."""
+def _parse_identity_bytes(data: bytes) -> Tuple[int, list]:
+    """parse_identity on the bytes of a stamp; the reasons are the binary's."""
     def bad(why: str) -> IdentityError:
-        return IdentityError("'%s' is not a build identity: %s" % (_first_line(text), why))
+        return IdentityError("'%s' is not a build identity: %s" % (_quoted(data), why))
 
-    m = re.match(r"cu([1-9][0-9]{0,2})(?=-|\Z)", text)
-    if not m:
-        raise bad("it does not start with cu<major> (1..%d)" % _MAX_MAJOR)
-    rest = text[m.end():]
-    parts = rest[1:].split("-") if rest else []
+    # What is wrong with the text as a whole first: a stamp is one line.
+    breaks = [i for i in (data.find(b"\n"), data.find(b"\r")) if i >= 0]
+    if breaks:
+        raise bad("it has more than one line (a line break at offset %d; a stamp holds one identity on one line)"
+                  % min(breaks))
+    if b"\0" in data:
+        raise bad("it holds a NUL byte at offset %d" % data.find(b"\0"))
+    if len(data) < 3 or not data.startswith(b"cu"):
+        raise bad("it does not start with cu<major>")
+    if data[2:3] == b"0":
+        raise bad("the CUDA major has a leading zero")
+    m = re.match(rb"[0-9]+", data[2:])
+    if not m or int(m.group(0)) > _MAX_MAJOR:
+        raise bad("no CUDA major (1..%d) after 'cu'" % _MAX_MAJOR)
+    major = int(m.group(0))
+    pos = 2 + m.end()
+    parts = []
+    while pos < len(data):
+        if data[pos:pos + 1] != b"-":
+            raise bad("expected '-' at offset %d" % pos)
+        nxt = data.find(b"-", pos + 1)
+        end = len(data) if nxt < 0 else nxt
+        parts.append(data[pos + 1:end].decode("utf-8", "surrogateescape"))
+        pos = end
     try:
-        canonical = build_identity(int(m.group(1)), parts)
+        canonical = build_identity(major, parts)
     except IdentityError as e:
         raise bad(str(e)) from None
-    if canonical != text:
+    if canonical.encode("ascii") != data:
         raise bad("components are not lowercase, sorted and unique (canonical: %s)" % canonical)
-    return int(m.group(1)), parts
+    return major, parts
+
+
+def parse_identity(text: Union[str, bytes]) -> Tuple[int, list]:
+    """(major, components) of a canonical identity string; raises IdentityError
+    with the cuwheel binary's reasons (a line break or a NUL byte with its
+    offset, a missing or out-of-range major, a bad flag, a non-canonical
+    order), quoting the text escaped."""
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogateescape")
+    return _parse_identity_bytes(text)
+
+
+def describe_changes(recorded: str, current: str) -> list:
+    """What changed from the recorded identity to the current one, in the
+    binary's words: "CUDA major 12 -> 13", "removed debug", "added
+    coverage", "san: asan -> tsan" (flags in byte order of their names)."""
+    rmaj, rparts = parse_identity(recorded)
+    cmaj, cparts = parse_identity(current)
+    out = []
+    if rmaj != cmaj:
+        out.append("CUDA major %d -> %d" % (rmaj, cmaj))
+    before = {c.partition("=")[0]: c for c in rparts}
+    after = {c.partition("=")[0]: c for c in cparts}
+
+    def value(c: str) -> str:
+        return c.partition("=")[2] if "=" in c else "(set)"
+
+    for name in sorted(before, key=lambda n: n.encode("ascii")):
+        if name not in after:
+            out.append("removed " + before[name])
+        elif after[name] != before[name]:
+            out.append("%s: %s -> %s" % (name, value(before[name]), value(after[name])))
+    for name in sorted(after, key=lambda n: n.encode("ascii")):
+        if name not in before:
+            out.append("added " + after[name])
+    return out
 
 
 def generated_dir(root: PathLike, identity: str) -> str:
@@ -265,11 +354,12 @@ def check_stamp(stamp: PathLike, identity: str) -> Tuple[str, Optional[str], str
     IdentityError when the stamp exists but cannot be read.
     """
     path = os.fspath(stamp)
+    shown = _printable(path)
     try:
         st = os.stat(path)
     except FileNotFoundError:
         return ("missing", None, "no stamp at %s (no completed build recorded), configuration is %s: rebuild"
-                % (path, identity))
+                % (shown, identity))
     except OSError as e:
         raise IdentityError("%s: cannot open: %s" % (path, e.strerror)) from None
     if not stat.S_ISREG(st.st_mode):  # a folder, or a FIFO that would block the read
@@ -281,13 +371,15 @@ def check_stamp(stamp: PathLike, identity: str) -> Tuple[str, Optional[str], str
         raise IdentityError("%s: cannot open: %s" % (path, e.strerror)) from None
     if len(data) > _MAX_STAMP_BYTES:
         raise IdentityError("%s: larger than %d bytes" % (path, _MAX_STAMP_BYTES))
-    text = data.decode("utf-8", "replace").rstrip("\n\r \t")
+    # ASCII white space around the identity is ignored (space, tab, CR, LF);
+    # offsets in the reasons count from the first byte that is not.
+    data = data.strip(b" \t\r\n")
+    recorded = _printable(data)
     try:
-        if "\0" in text:
-            raise IdentityError("stamp holds a NUL byte")
-        parse_identity(text)
+        _parse_identity_bytes(data)
     except IdentityError as e:
-        return ("malformed", text, "%s: %s; configuration is %s: rebuild" % (path, e, identity))
+        return ("malformed", recorded, "%s: %s; configuration is %s: rebuild" % (shown, e, identity))
+    text = data.decode("ascii")  # a parsed identity is ASCII
     if text == identity:
         return ("matches", text, "stamp says %s, configuration is %s: up to date" % (text, identity))
     return ("differs", text, "stamp says %s, configuration is %s: rebuild" % (text, identity))
@@ -346,14 +438,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             p.add_argument("--stamp", default=DEFAULT_STAMP)
     args = parser.parse_args(argv)
     try:
-        ident = build_identity(args.cuda_major, args.flag, args.toolkit)
+        toolkit = None
+        major = args.cuda_major
+        if major is None:
+            tk_major, tk_minor, source = detect_cuda_version(args.toolkit)
+            major, toolkit = tk_major, {"version": "%d.%d" % (tk_major, tk_minor), "source": source}
+        ident = build_identity(major, args.flag)
+        comps = parse_identity(ident)[1]
+
+        def document(command: str) -> dict:  # the keys of the binary's JSON (docs/identity.md)
+            return {"schema": 1, "tool": "cuwheel_identity.py", "command": command, "identity": ident,
+                    "cuda_major": major, "components": comps, "toolkit": toolkit}
+
         if args.command == "show":
             if args.format == "dir" and not args.generated_root:
                 raise IdentityError("--format dir needs --generated-root")
             gdir = generated_dir(args.generated_root, ident) if args.generated_root else None
             if args.format == "json":
-                print(json.dumps({"schema": 1, "tool": "cuwheel_identity.py", "command": "identity show",
-                                  "identity": ident, "generated_dir": gdir}, indent=2))
+                doc = document("identity show")
+                doc["generated_dir"] = gdir
+                print(json.dumps(doc, indent=2))
             elif args.format == "dir":
                 print(gdir)
             else:
@@ -361,15 +465,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 0
         if args.command == "check":
             state, recorded, message = check_stamp(args.stamp, ident)
+            changes = describe_changes(recorded, ident) if state == "differs" else []
             if args.format == "json":
-                print(json.dumps({"schema": 1, "tool": "cuwheel_identity.py", "command": "identity check",
-                                  "identity": ident, "stamp": args.stamp, "state": state, "recorded": recorded,
-                                  "rebuild": state != "matches", "message": message}, indent=2))
+                doc = document("identity check")
+                doc.update({"stamp": args.stamp, "state": state, "recorded": recorded, "changes": changes,
+                            "rebuild": state != "matches", "message": message})
+                print(json.dumps(doc, indent=2))
             else:
                 print(message)
+                for c in changes:
+                    print("  " + c)
             return 0 if state == "matches" else 1
         write_stamp(args.stamp, ident)
-        print("wrote %s: %s" % (args.stamp, ident))
+        if args.format == "json":
+            doc = document("identity stamp")
+            doc["stamp"] = args.stamp
+            print(json.dumps(doc, indent=2))
+        else:
+            print("wrote %s: %s" % (_printable(args.stamp), ident))
         return 0
     except (IdentityError, OSError) as e:
         print("cuwheel_identity.py: error: %s" % e, file=sys.stderr)

@@ -145,7 +145,11 @@ struct StampCheck {
 /// Reads the stamp at `path` (at most 4096 bytes: one line, the identity)
 /// and compares it with `current`. A missing stamp (ENOENT) is kMissing: no
 /// completed build is recorded, so rebuild. A stamp that is not a canonical
-/// identity is kMalformed (also rebuild). Errors: the stamp exists but
+/// identity is kMalformed (also rebuild). ASCII white space (space, tab,
+/// CR, LF) before and after the identity is ignored; offsets in a
+/// malformed-stamp message count from the first byte that is not. Every
+/// piece of `message` and `changes` quoted from the stamp or the path is
+/// escaped by printable() (include/cuwheel/bytes.h). Errors: the stamp exists but
 /// cannot be read (a folder, no permission, too large).
 Expected<StampCheck> check_stamp(const std::string& path, const Identity& current);
 

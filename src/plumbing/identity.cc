@@ -171,7 +171,8 @@ Expected<std::pair<std::string, std::optional<std::string>>> normalize_flag(std:
   std::string name(flag.substr(0, eq));
   for (char& c : name)
     if (is_upper(c)) c = static_cast<char>(c - 'A' + 'a');
-  auto bad = [&](const std::string& why) { return Error("flag '" + std::string(flag) + "': " + why); };
+  // The flag may come from a stamp: quoted escaped (printable()).
+  auto bad = [&](const std::string& why) { return Error("flag '" + printable(flag) + "': " + why); };
   if (name.empty()) return bad("empty name");
   if (!is_lower(name[0])) return bad("a name starts with a letter a-z");
   for (char c : name)
@@ -352,13 +353,19 @@ Expected<StampCheck> check_stamp(const std::string& path, const Identity& curren
   }
   auto text = read_whole_file(path, kMaxStampBytes);
   if (!text) return text.error();
-  std::string t = *text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ' || t.back() == '\t')) t.pop_back();
+  // ASCII white space around the identity is ignored (space, tab, CR, LF:
+  // an editor's final newline, a CRLF checkout, an indented echo).
+  std::string_view t = *text;
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!t.empty() && space(t.front())) t.remove_prefix(1);
+  while (!t.empty() && space(t.back())) t.remove_suffix(1);
   r.recorded = printable(t);
   auto recorded = parse_identity(t);
   if (!recorded) {
     r.state = StampCheck::State::kMalformed;
-    r.message = printable(path) + ": " + recorded.error().message() + "; configuration is " + cur + ": rebuild";
+    // Every piece that quotes the stamp is escaped; printable() is
+    // idempotent, so the message is escaped once more as a whole.
+    r.message = printable(printable(path) + ": " + recorded.error().message() + "; configuration is " + cur + ": rebuild");
     return r;
   }
   if (*recorded == current) {
@@ -368,7 +375,8 @@ Expected<StampCheck> check_stamp(const std::string& path, const Identity& curren
   }
   r.state = StampCheck::State::kDiffers;
   r.changes = describe_changes(*recorded, current);
-  r.message = "stamp says " + t + ", configuration is " + cur + ": rebuild";
+  r.message = "stamp says " + printable(t) + ", configuration is " + cur + ": rebuild";
+  for (auto& c : r.changes) c = printable(c);
   return r;
 }
 

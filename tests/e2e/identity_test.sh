@@ -119,6 +119,34 @@ expect_grep "NUL stamp escaped" "$T/out" "'cu13\\\\x00-debug' is not a build ide
 if LC_ALL=C grep -qP '\x00' "$T/out"; then bad "a NUL from the stamp reached stdout"; else ok; fi
 expect_rc 1 "check json, stamp with a NUL" -- "$CUWHEEL" identity check --cuda-major 13 --stamp "$T/nul" --format json
 [ "$(json_field 'd["state"], d["recorded"]')" = 'malformed cu13\x00-debug' ] && ok || bad "NUL stamp json: $(cat "$T/out")"
+# Every byte of the stamp a message quotes is escaped, the flag too (ESC,
+# VT, FF, DEL, a raw C1 byte, U+0085).
+printf 'cu13-debug\x1b[31m\x0b\x0c\x7f\x85\xc2\x85' >"$T/esc"
+expect_rc 1 "check a stamp with control bytes" -- "$CUWHEEL" identity check --cuda-major 13 --flag debug --stamp "$T/esc"
+expect_grep "control bytes escaped in the flag" "$T/out" "flag 'debug\\\\x1b\[31m\\\\x0b\\\\x0c\\\\x7f\\\\x85\\\\xc2\\\\x85': a name has only"
+if LC_ALL=C grep -qP '[\x00-\x1f\x7f-\x9f]' <(tr -d '\n' <"$T/out"); then bad "a control byte from the stamp reached stdout: $(cat -v "$T/out")"; else ok; fi
+# White space around the identity is ignored, leading as well as trailing.
+for ws in ' cu13\n' '\t cu13 \r\n' '\ncu13'; do
+  printf "$ws" >"$T/ws"
+  expect_rc 0 "stamp with white space '$ws'" -- "$CUWHEEL" identity check --cuda-major 13 --stamp "$T/ws"
+done
+# The binary and the Python helper agree on check, text and JSON, for
+# malformed stamps (reasons, escaping), white space and changes.
+i=0
+for st in 'cu13-debug\x1b[31m' 'cu13-debug\x0b\x0c\x7f\x85\xc2\x85' ' cu13\n' 'cu13\ncu12' 'cu13\x00-debug' \
+          '\t cu12-debug \r\n' 'cu12-san=asan' 'cu0' 'cu1000' 'cu13x' 'cu13-' 'cu13-b-a' 'garbage' 'cu13-san=tsan'; do
+  i=$((i + 1))
+  printf "$st" >"$T/agree$i"
+  for fmt in text json; do
+    c=$("$CUWHEEL" identity check --cuda-major 13 --flag san=tsan --format "$fmt" --stamp "$T/agree$i" 2>&1; echo "rc=$?")
+    p=$(python3 "$HELPER" check --cuda-major 13 --flag san=tsan --format "$fmt" --stamp "$T/agree$i" 2>&1; echo "rc=$?")
+    if [ "$fmt" = json ]; then  # the same keys and values but "tool"
+      norm='import json,sys; t=sys.stdin.read().rsplit("rc=",1); d=json.loads(t[0]); d.pop("tool"); print(json.dumps(d, sort_keys=True), t[1])'
+      c=$(printf '%s' "$c" | python3 -c "$norm" 2>&1); p=$(printf '%s' "$p" | python3 -c "$norm" 2>&1)
+    fi
+    [ "$c" = "$p" ] && ok || bad "check '$st' --format $fmt: cuwheel '$c', python '$p'"
+  done
+done
 mkdir -p "$T/stampdir"
 expect_rc 2 "stamp is a folder" -- "$CUWHEEL" identity check --cuda-major 12 --stamp "$T/stampdir"
 expect_grep "stamp folder message" "$T/err" "$T/stampdir: not a regular file"

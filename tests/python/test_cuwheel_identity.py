@@ -164,6 +164,38 @@ class StampTest(unittest.TestCase):
         write(self.stamp, "cu13\0x")
         self.assertEqual(ci.check_stamp(self.stamp, "cu13")[0], "malformed")
 
+    def test_malformed_reasons_are_the_binarys(self):
+        cases = [
+            (b"cu13\ncu12", "'cu13\\x0acu12' is not a build identity: it has more than one line (a line break at "
+                            "offset 4; a stamp holds one identity on one line)"),
+            (b"cu13\0-debug", "'cu13\\x00-debug' is not a build identity: it holds a NUL byte at offset 4"),
+            (b"cu13x", "'cu13x' is not a build identity: expected '-' at offset 4"),
+            (b"cu0", "'cu0' is not a build identity: the CUDA major has a leading zero"),
+        ]
+        for data, reason in cases:
+            self.stamp.parent.mkdir(parents=True, exist_ok=True)
+            self.stamp.write_bytes(data)
+            state, _, message = ci.check_stamp(self.stamp, "cu13")
+            self.assertEqual(state, "malformed")
+            self.assertEqual(message, "%s: %s; configuration is cu13: rebuild" % (self.stamp, reason))
+
+    def test_messages_escape_from_bytes(self):
+        # ESC, VT, FF, DEL, a raw C1 byte (invalid UTF-8) and U+0085 (C1 as UTF-8).
+        self.stamp.parent.mkdir(parents=True, exist_ok=True)
+        self.stamp.write_bytes(b"cu13-debug\x1b[31m\x0b\x0c\x7f\x85\xc2\x85")
+        state, recorded, message = ci.check_stamp(self.stamp, "cu13")
+        self.assertEqual(state, "malformed")
+        self.assertEqual(recorded, "cu13-debug\\x1b[31m\\x0b\\x0c\\x7f\\x85\\xc2\\x85")
+        self.assertIn("flag 'debug\\x1b[31m\\x0b\\x0c\\x7f\\x85\\xc2\\x85'", message)
+        self.assertFalse(any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in message), message)
+        self.assertEqual(ci._printable("caf\u00e9"), "caf\u00e9")  # printable UTF-8 is kept
+
+    def test_white_space_around_the_stamp_is_ignored(self):
+        self.stamp.parent.mkdir(parents=True, exist_ok=True)
+        for data in (b" cu13\n", b"\t cu13 \r\n", b"\ncu13"):
+            self.stamp.write_bytes(data)
+            self.assertEqual(ci.check_stamp(self.stamp, "cu13")[0], "matches", data)
+
     def test_unreadable_is_an_error(self):
         self.stamp.mkdir(parents=True)
         with self.assertRaisesRegex(ci.IdentityError, "not a regular file"):
@@ -199,7 +231,12 @@ class ScriptTest(unittest.TestCase):
             self.assertEqual(self.run_helper("stamp", "--cuda-major", "12", "--stamp", stamp).returncode, 0)
             r = self.run_helper("check", "--cuda-major", "13", "--stamp", stamp)
             self.assertEqual(r.returncode, 1)
-            self.assertEqual(r.stdout.strip(), "stamp says cu12, configuration is cu13: rebuild")
+            self.assertEqual(r.stdout, "stamp says cu12, configuration is cu13: rebuild\n  CUDA major 12 -> 13\n")
+            r = self.run_helper("check", "--cuda-major", "13", "--flag", "debug", "--stamp", stamp, "--format", "json")
+            doc = json.loads(r.stdout)
+            # The keys of cuwheel identity check --format json (docs/identity.md).
+            self.assertEqual((doc["cuda_major"], doc["components"], doc["toolkit"], doc["changes"]),
+                             (13, ["debug"], None, ["CUDA major 12 -> 13", "added debug"]))
             self.assertEqual(self.run_helper("check", "--cuda-major", "12", "--stamp", stamp).returncode, 0)
             r = self.run_helper("show", "--cuda-major", "13", "--flag", "bad-flag")
             self.assertEqual(r.returncode, 2)

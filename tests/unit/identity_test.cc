@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 
+#include "cuwheel/bytes.h"
 #include "cuwheel/fileio.h"
 
 namespace cuwheel::identity {
@@ -335,6 +336,45 @@ TEST(IdentityStamp, MalformedMeansRebuild) {
   EXPECT_EQ(r->state, StampCheck::State::kMalformed);
   EXPECT_EQ(r->message, dir + "/s3: 'cu13\\x0acu12' is not a build identity: it has more than one line (a line "
                               "break at offset 4; a stamp holds one identity on one line); configuration is cu13: rebuild");
+  fs::remove_all(dir);
+}
+
+TEST(IdentityStamp, MalformedMessageEscapesEveryQuotedPiece) {
+  std::string dir = make_temp_dir();
+  auto cur = make_identity(13, {"debug"});
+  ASSERT_TRUE(cur);
+  // ESC, VT, FF, DEL, a raw C1 byte (not UTF-8) and U+0085 (C1 in UTF-8).
+  write(dir + "/s", "cu13-debug\x1b[31m\x0b\x0c\x7f\x85\xc2\x85");
+  auto r = check_stamp(dir + "/s", *cur);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->state, StampCheck::State::kMalformed);
+  EXPECT_EQ(r->message, dir + "/s: 'cu13-debug\\x1b[31m\\x0b\\x0c\\x7f\\x85\\xc2\\x85' is not a build identity: "
+                              "flag 'debug\\x1b[31m\\x0b\\x0c\\x7f\\x85\\xc2\\x85': a name has only a-z, 0-9 and "
+                              "'_'; configuration is cu13-debug: rebuild");
+  for (unsigned char c : r->message) EXPECT_FALSE(c < 0x20 || c == 0x7f || c >= 0x80) << r->message;
+  // A flag given on the command line is quoted escaped as well.
+  auto bad = make_identity(13, {"de\x1b[2Jbug"});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message(), "flag 'de\\x1b[2Jbug': a name has only a-z, 0-9 and '_'");
+  fs::remove_all(dir);
+}
+
+TEST(IdentityStamp, WhiteSpaceAroundTheIdentityIsIgnored) {
+  std::string dir = make_temp_dir();
+  auto cur = make_identity(13, {});
+  ASSERT_TRUE(cur);
+  for (std::string text : {" cu13\n", "\t cu13 \r\n", "\ncu13", "cu13"}) {
+    write(dir + "/s", text);
+    auto r = check_stamp(dir + "/s", *cur);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->state, StampCheck::State::kMatches) << printable(text) << ": " << r->message;
+    EXPECT_EQ(r->recorded, "cu13");
+  }
+  // White space inside the identity is not ignored.
+  write(dir + "/s", "cu13 -debug\n");
+  auto r = check_stamp(dir + "/s", *cur);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->state, StampCheck::State::kMalformed);
   fs::remove_all(dir);
 }
 
