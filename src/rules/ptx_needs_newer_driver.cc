@@ -5,6 +5,9 @@
 // drivers). With a policy `min-driver`, each PTX ISA version of a library
 // whose first CUDA release needs a newer driver is flagged, once per
 // library and ISA version (all the entries and architectures it covers).
+// A PTX ISA newer than the table (cuda-facts.md 2.1) is flagged whatever the
+// min-driver: the driver it needs is unknown, and saying so beats inventing
+// a threshold.
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -18,9 +21,6 @@
 namespace cuwheel::check::rule_impl {
 
 namespace {
-
-// The newest toolkit whose minimum driver cuwheel knows (cuda-facts.md 2.2).
-constexpr const char* kNewestKnownDriver = "610.43.02";
 
 struct IsaGroup {
   std::vector<std::string> archs;
@@ -80,23 +80,38 @@ void ptx_needs_newer_driver(const Context& ctx, Emitter& out) {
       if (release == "12.7") release = "12.8";  // 12.7 was never released (cuda-facts.md 2.1)
       std::string need = cubin::min_driver_for_ptx(maj, min);
       bool known = !need.empty();
-      if (!known) {
-        // Older than the table (CUDA 10 and before): any supported driver JITs it.
-        if (maj < 9) continue;
-        need = kNewestKnownDriver;  // newer than the table: at least this
+      // Older than the table (CUDA 10 and before): any supported driver JITs it.
+      if (!known && maj < 9) continue;
+      // Newer than the table (the PTX ISA / CUDA release table of
+      // cuda-facts.md 2.1-2.2): the driver it needs is unknown, so no
+      // min-driver passes it and no threshold is invented.
+      if (known) {
+        auto cmp = device::compare_versions(have, need);
+        if (!cmp || *cmp >= 0) continue;
       }
-      auto cmp = device::compare_versions(have, need);
-      if (!cmp || *cmp >= (known ? 0 : 1)) continue;
       std::sort(g.archs.begin(), g.archs.end(), arch_less);
       char where[64];
       std::snprintf(where, sizeof where, "%s entry at 0x%llx", g.section.empty() ? "PTX" : g.section.c_str(),
                     static_cast<unsigned long long>(g.first_offset));
       std::string isa_s = std::to_string(maj) + "." + std::to_string(min);
+      const std::string at = std::string(where) + (lib.archive_member.empty() ? "" : " of " + lib.archive_member);
+      if (!known) {
+        std::string msg = device::label(ctx, lib) + ": PTX " + device::join(g.archs) + ": PTX ISA " + isa_s +
+                          " is newer than any CUDA release this cuwheel knows; the driver it needs is unknown "
+                          "(the policy's minimum driver is " + have + ")";
+        if (g.entries > 1) msg += " (" + std::to_string(g.entries) + " entries)";
+        out.emit(lib.member, at, msg,
+                 "update cuwheel to a release that knows PTX ISA " + isa_s +
+                     ", or, once the CUDA release notes confirm driver " + have +
+                     " JIT-compiles it, ignore ptx-needs-newer-driver for this wheel "
+                     "(--ignore ptx-needs-newer-driver, or ignore = [\"ptx-needs-newer-driver\"] in its policy)");
+        continue;
+      }
       std::string msg = device::label(ctx, lib) + ": PTX " + device::join(g.archs) + " is ISA " + isa_s + " (CUDA " +
-                        (release.empty() ? "?" : release) + "), which needs driver " + (known ? ">= " : "newer than ") +
-                        need + "; the policy's minimum driver is " + have;
+                        (release.empty() ? "?" : release) + "), which needs driver >= " + need +
+                        "; the policy's minimum driver is " + have;
       if (g.entries > 1) msg += " (" + std::to_string(g.entries) + " entries)";
-      out.emit(lib.member, std::string(where) + (lib.archive_member.empty() ? "" : " of " + lib.archive_member), msg,
+      out.emit(lib.member, at, msg,
                (newest.empty() ? std::string("build the PTX with an older toolkit")
                                : "build the PTX with CUDA " + newest + " or older (the newest whose PTX driver " + have + " can JIT)") +
                    ", raise `min-driver` to " + need + ", or ship SASS for every target GPU so that no JIT is needed");

@@ -314,3 +314,33 @@ TEST(RulesDevice, RegistryCodesAndDocs) {
     EXPECT_FALSE(rule_doc(name).empty()) << name;
   }
 }
+
+// A PTX ISA newer than the release table: the driver it needs is unknown, so
+// the finding says so and no min-driver, however high, passes it (no
+// invented threshold). libplain.so's ISA 9.0 entries are relabelled 9.9.
+TEST(RulesDevice, PtxNeedsNewerDriverIsaNewerThanTheTable) {
+  auto ms = build_models(kBin + "libplain.so", BuildOptions{});
+  ASSERT_TRUE(ms);
+  size_t relabelled = 0;
+  for (auto& m : *ms)
+    for (auto& lib : m.libraries)
+      for (auto& e : lib.device.entries) {
+        if (e.kind != fatbin::kPtx) continue;
+        e.code_major = 9, e.code_minor = 9;
+        if (e.ptx) e.ptx->version = std::pair<int, int>{9, 9};
+        ++relabelled;
+      }
+  ASSERT_GT(relabelled, 0u);
+  for (const char* d : {"580.65.06", "610.43.02", "610.43.03", "999.99"}) {
+    auto f = only(run_rules(*ms, driver(d)), "ptx-needs-newer-driver");
+    ASSERT_EQ(f.size(), 1u) << d;
+    EXPECT_TRUE(has(f[0].message, "PTX ISA 9.9 is newer than any CUDA release this cuwheel knows; the driver it needs "
+                                  "is unknown"))
+        << f[0].message;
+    EXPECT_FALSE(has(f[0].message, "needs driver")) << f[0].message;
+    EXPECT_TRUE(has(f[0].hint, "update cuwheel")) << f[0].hint;
+    EXPECT_FALSE(has(f[0].hint, "raise `min-driver`")) << f[0].hint;
+  }
+  // Without a min-driver the rule stays quiet, as for a known ISA.
+  EXPECT_TRUE(only(run_rules(*ms, Policy{}), "ptx-needs-newer-driver").empty());
+}
