@@ -11,10 +11,33 @@
 // Whether the driver can JIT the PTX's ISA is ptx-needs-newer-driver's job.
 #include <algorithm>
 
+#include "cuwheel/arch.h"
 #include "device_arch.h"
 #include "rules.h"
 
 namespace cuwheel::check::rule_impl {
+
+namespace {
+
+// Why no CUDA release of `major` can build plain sm_<sm> (the release table
+// of include/cuwheel/arch.h, as `cuwheel arch --release`), or "" when one
+// can. The reason is the one of the major's first release (13.0).
+std::string unbuildable_in_major(int major, unsigned sm) {
+  arch::Target t;
+  t.sm = sm;
+  t.sass = true;
+  t.ptx = true;
+  std::optional<std::string> first;
+  for (const arch::Release& r : arch::known_releases()) {
+    if (static_cast<int>(r.major) != major) continue;
+    auto why = arch::check_buildable(t, r);
+    if (!why) return "";
+    if (!first) first = *why;
+  }
+  return first.value_or("");  // a major the table does not know: no claim
+}
+
+}  // namespace
 
 void uncovered_gpu(const Context& ctx, Emitter& out) {
   if (ctx.policy.gpus.empty()) return;
@@ -42,16 +65,33 @@ void uncovered_gpu(const Context& ctx, Emitter& out) {
                       ": no SASS for it and no PTX it can JIT (SASS: " +
                       (lib.summary.sass.empty() ? std::string("none") : device::join(lib.summary.sass)) +
                       "; PTX: " + (lib.summary.ptx.empty() ? std::string("none") : device::join(lib.summary.ptx)) + ")";
-    std::vector<std::string> flags;
+    // A GPU the policy's CUDA major cannot build gets no -gencode hint:
+    // say so instead (CUDA 13 removed sm_50-sm_72).
+    std::vector<std::string> flags, unbuildable;
     for (const auto& u : uncovered) {
       auto a = device::parse_arch(u);
       device::Arch plain{a->sm, 0};
+      if (ctx.policy.cuda_major) {
+        std::string why = unbuildable_in_major(*ctx.policy.cuda_major, static_cast<unsigned>(a->sm));
+        if (!why.empty()) {
+          unbuildable.push_back(why);
+          continue;
+        }
+      }
       flags.push_back("-gencode arch=" + device::ptx_name(plain) + ",code=[" + device::sass_name(plain) + "," +
                       device::ptx_name(plain) + "]");
     }
-    out.emit(lib.member, device::location(lib), msg,
-             "add SASS for the GPU, or plain PTX of an architecture at or below it: " + device::join(flags, " ") +
-                 " (or `+PTX` on the last entry of TORCH_CUDA_ARCH_LIST)");
+    std::string hint;
+    if (!flags.empty())
+      hint = "add SASS for the GPU, or plain PTX of an architecture at or below it: " + device::join(flags, " ") +
+             " (or `+PTX` on the last entry of TORCH_CUDA_ARCH_LIST)";
+    if (!unbuildable.empty()) {
+      const std::string major = std::to_string(*ctx.policy.cuda_major);
+      hint += std::string(hint.empty() ? "" : "; ") + device::join(unbuildable, "; ") +
+              ", and no CUDA " + major + " release can: drop it from the policy's `gpus`, or ship it from a CUDA " +
+              std::to_string(*ctx.policy.cuda_major - 1) + " build";
+    }
+    out.emit(lib.member, device::location(lib), msg, hint);
   }
 }
 

@@ -344,3 +344,20 @@ TEST(RulesDevice, PtxNeedsNewerDriverIsaNewerThanTheTable) {
   // Without a min-driver the rule stays quiet, as for a known ISA.
   EXPECT_TRUE(only(run_rules(*ms, Policy{}), "ptx-needs-newer-driver").empty());
 }
+
+// uncovered-gpu's hint never suggests a target the policy's CUDA major cannot
+// build (the release table of cuwheel/arch.h: CUDA 13 removed sm_70).
+TEST(RulesDevice, UncoveredGpuHintKnowsWhatTheCudaMajorBuilds) {
+  Policy p = gpus({"sm_70"});
+  p.cuda_major = 13;
+  auto f13 = only(check_file(kBin + "libplain.so", p), "uncovered-gpu");
+  ASSERT_EQ(f13.size(), 1u);
+  EXPECT_FALSE(has(f13[0].hint, "compute_70")) << f13[0].hint;
+  EXPECT_TRUE(has(f13[0].hint, "sm_70: CUDA 13.0 cannot build it")) << f13[0].hint;
+  EXPECT_TRUE(has(f13[0].hint, "drop it from the policy's `gpus`, or ship it from a CUDA 12 build")) << f13[0].hint;
+  p.cuda_major = 12;
+  auto f12 = only(check_file(kBin + "libplain.so", p), "uncovered-gpu");
+  ASSERT_EQ(f12.size(), 1u);
+  EXPECT_TRUE(has(f12[0].hint, "-gencode arch=compute_70,code=[sm_70,compute_70]")) << f12[0].hint;
+  EXPECT_FALSE(has(f12[0].hint, "cannot build")) << f12[0].hint;
+}
