@@ -251,12 +251,28 @@ Expected<std::vector<CheckModel>> build_models(const std::string& path, const Bu
   if (fs::is_directory(st)) {
     // A folder of wheels: one model per wheel. Otherwise an installed
     // environment: one model with every ELF file and its owner.
+    // A *.whl that is not a regular file (a FIFO, a socket, a dangling
+    // symlink; a folder named *.whl is no wheel) is an unreadable input with
+    // the message it has when named directly ("not a regular file"), not
+    // skipped: map_file() refuses it before opening, so a FIFO never blocks.
     std::vector<fs::path> wheels;
-    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
-      if (it->path().extension() == ".whl" && it->is_regular_file()) wheels.push_back(it->path());
+    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code dec;
+      if (it->path().extension() == ".whl" && !it->is_directory(dec)) wheels.push_back(it->path());
+    }
     std::sort(wheels.begin(), wheels.end());
     if (!wheels.empty()) {
       for (const auto& wp : wheels) {
+        std::error_code rec;
+        if (!fs::is_regular_file(wp, rec)) {
+          auto probe = Blob::map_file(wp.string());
+          CheckModel bad;
+          bad.path = wp.string();
+          bad.unreadable = true;
+          bad.read_errors.emplace_back(wp.string(), probe ? wp.string() + ": not a regular file" : probe.error().message());
+          out.push_back(std::move(bad));
+          continue;
+        }
         auto m = build_wheel_model(wp.string(), opts, progress);
         if (!m) {
           CheckModel bad;

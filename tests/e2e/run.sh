@@ -432,5 +432,12 @@ printf 'sass = "sm_80"\n[tool.cuwheel]\nsass = "sm_75"\n' >"$R/both/cuwheel.toml
 expect_rc 2 check --policy "$R/both/cuwheel.toml" --select missing-sass libsuffix.so
 expect_out 'cuwheel.toml:1: "sass" is at the top level, but this file also has a \[tool.cuwheel\] table \(line 2\)' "$WORK/err"
 
+# Second review: a folder whose only *.whl is a FIFO names the FIFO as when
+# it is given directly.
+mkdir -p "$R/fifo" && mkfifo "$R/fifo/a-0.1-py3-none-any.whl"
+expect_rc 2 check "$R/fifo"
+expect_out 'a-0.1-py3-none-any.whl: error\[unreadable\]: not a regular file'
+if grep -q 'no wheels or ELF files' "$WORK/out"; then bad "check of a FIFO-only folder said no wheels"; else ok; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,5 +1,6 @@
 // The check framework: registry, documentation, policy files, rule runner.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -409,4 +410,24 @@ TEST(CheckPolicy, TopLevelAndToolTableTogetherAreRefused) {
   auto top_only = load_policy(write_temp("cuwheel.toml", "sass = \"sm_80\"\n"));
   ASSERT_TRUE(top_only);
   EXPECT_EQ(top_only->sass, std::vector<std::string>{"sm_80"});
+}
+
+// A folder whose only *.whl is a FIFO: the FIFO is an unreadable input with
+// the message it has when named directly, not "no wheels ... found".
+TEST(CheckModels, FifoWheelInAFolderIsNamed) {
+  fs::path dir = fs::path(::testing::TempDir()) / ("cuwheel-fifo-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path fifo = dir / "a-0.1-py3-none-any.whl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto by_name = build_models(fifo.string(), BuildOptions{});
+  ASSERT_FALSE(by_name);
+  EXPECT_NE(by_name.error().message().find("not a regular file"), std::string::npos) << by_name.error().message();
+  auto in_folder = build_models(dir.string(), BuildOptions{});
+  ASSERT_TRUE(in_folder) << in_folder.error().message();
+  ASSERT_EQ(in_folder->size(), 1u);
+  EXPECT_TRUE((*in_folder)[0].unreadable);
+  ASSERT_EQ((*in_folder)[0].read_errors.size(), 1u);
+  EXPECT_EQ((*in_folder)[0].read_errors[0].second, by_name.error().message());
+  fs::remove_all(dir);
 }
