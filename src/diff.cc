@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace cuwheel::diff {
 
@@ -60,12 +61,27 @@ WheelDiff diff_models(const check::CheckModel& o, const check::CheckModel& n) {
   d.new_path = n.path;
   d.old_file_size = o.archive_size;
   d.new_file_size = n.archive_size;
-  for (const auto& m : o.members) d.old_installed += m.size;
-  for (const auto& m : n.members) d.new_installed += m.size;
-
+  // A name stored more than once: installers (pip's zipfile, installer)
+  // extract every copy in central-directory order, so the last one is what
+  // lands on disk; that copy is compared and counted, and the duplicate is
+  // reported (APPNOTE.TXT 4.3.12 allows the repeat; PEP 427 does not).
   std::map<std::string, const check::MemberModel*> old_by_key, new_by_key;
-  for (const auto& m : o.members) old_by_key.emplace(match_key(o, m.name), &m);
-  for (const auto& m : n.members) new_by_key.emplace(match_key(n, m.name), &m);
+  for (const auto& [model, by_key, which] :
+       {std::tuple{&o, &old_by_key, "old"}, std::tuple{&n, &new_by_key, "new"}}) {
+    std::map<std::string, size_t> copies;
+    for (const auto& m : model->members) {
+      (*by_key)[match_key(*model, m.name)] = &m;
+      ++copies[m.name];
+    }
+    for (const auto& m : model->members) {
+      auto it = copies.find(m.name);
+      if (it == copies.end() || it->second < 2) continue;
+      d.duplicates.push_back({which, model->path, m.name, it->second});
+      copies.erase(it);  // once per name, in member order
+    }
+  }
+  for (const auto& [key, m] : old_by_key) d.old_installed += m->size;
+  for (const auto& [key, m] : new_by_key) d.new_installed += m->size;
   for (const auto& [key, nm] : new_by_key) {
     auto it = old_by_key.find(key);
     if (it == old_by_key.end()) {
@@ -92,9 +108,9 @@ WheelDiff diff_models(const check::CheckModel& o, const check::CheckModel& n) {
   // Libraries: matched the same way as members.
   std::map<std::string, const check::LibraryModel*> old_libs, new_libs;
   for (const auto& l : o.libraries)
-    if (whole_file(l)) old_libs.emplace(match_key(o, l.member), &l);
+    if (whole_file(l)) old_libs[match_key(o, l.member)] = &l;  // the last copy, as members
   for (const auto& l : n.libraries)
-    if (whole_file(l)) new_libs.emplace(match_key(n, l.member), &l);
+    if (whole_file(l)) new_libs[match_key(n, l.member)] = &l;
   std::set<std::string> keys;
   for (const auto& [k, l] : old_libs) keys.insert(k);
   for (const auto& [k, l] : new_libs) keys.insert(k);

@@ -48,11 +48,22 @@ struct LibraryChange {
 };
 
 /// The difference between two builds.
+/// A member name stored more than once in one wheel's zip. Installers
+/// extract the copies in order, so the last one is what is installed; the
+/// diff compares that copy.
+struct DuplicateMember {
+  std::string wheel;   ///< "old" or "new"
+  std::string path;    ///< that wheel's path
+  std::string member;  ///< the repeated name
+  size_t copies = 0;   ///< how many times it is stored (>= 2)
+};
+
 struct WheelDiff {
   std::string old_path, new_path;
   uint64_t old_file_size = 0, new_file_size = 0;  ///< bytes of the wheel files
   uint64_t old_installed = 0, new_installed = 0;  ///< sum of uncompressed member sizes
   size_t unchanged_members = 0;
+  std::vector<DuplicateMember> duplicates;  ///< names stored twice or more, old first, in member order
   std::vector<MemberChange> members;     ///< added, removed, changed; largest |compressed change| first
   std::vector<LibraryChange> libraries;  ///< ELF files whose facts changed, in member order
   int64_t file_delta() const { return int64_t(new_file_size) - int64_t(old_file_size); }

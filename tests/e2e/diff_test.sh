@@ -146,5 +146,32 @@ before=$(sha256sum "$OLD" "$NEW")
 "$CUWHEEL" diff "$OLD" "$NEW" >/dev/null 2>&1
 if [ "$before" = "$(sha256sum "$OLD" "$NEW")" ]; then ok; else bad "inputs modified"; fi
 
+# A member stored twice (10 bytes, then 1000): the last copy is compared and
+# the duplicate is named with its wheel, in text (stderr) and JSON.
+python3 - "$WORK" <<'PY'
+import sys, warnings, zipfile
+warnings.simplefilter("ignore")  # zipfile warns of the duplicate name
+work = sys.argv[1]
+def w(path, copies):
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("dup-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: dup\nVersion: 1.0\n")
+        z.writestr("dup-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        for c in copies:
+            z.writestr("a.txt", c)
+        z.writestr("dup-1.0.dist-info/RECORD", "")
+w(f"{work}/dup-1.0-py3-none-any.whl", [b"x" * 10])
+import os
+os.makedirs(f"{work}/twice", exist_ok=True)
+w(f"{work}/twice/dup-1.0-py3-none-any.whl", [b"x" * 10, b"y" * 1000])
+PY
+run 0 diff "$WORK/dup-1.0-py3-none-any.whl" "$WORK/twice/dup-1.0-py3-none-any.whl"
+has out "1 changed"
+has out "a.txt  (10 B -> 1.0 kB stored)"
+has err "twice/dup-1.0-py3-none-any.whl: a.txt is stored 2 times; installers keep the last copy"
+run 0 diff --format json "$WORK/dup-1.0-py3-none-any.whl" "$WORK/twice/dup-1.0-py3-none-any.whl"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); x=d["duplicates"]; sys.exit(0 if len(x)==1 and x[0]["member"]=="a.txt" and x[0]["wheel"]=="new" and x[0]["copies"]==2 else 1)' "$WORK/out"; then ok; else bad "JSON duplicates"; fi
+run 0 diff --format json "$WORK/dup-1.0-py3-none-any.whl" "$WORK/dup-1.0-py3-none-any.whl"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["duplicates"]==[] and d["members"]==[] else 1)' "$WORK/out"; then ok; else bad "JSON duplicates of a clean wheel"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -160,3 +160,29 @@ TEST(Diff, ReadsRealWheelsAndRefusesOtherFiles) {
   EXPECT_NE(bad.error().message().find("not a wheel"), std::string::npos);
   EXPECT_FALSE(diff_wheels(a, dir + "no-such.whl"));
 }
+
+// A name stored twice: the last copy is what installers keep, so it is the
+// one compared (a 10-byte a.txt then a 1000-byte one is a change against a
+// wheel with the 10-byte a.txt alone), and the duplicate is reported.
+TEST(Diff, DuplicateMemberComparesTheLastCopyAndIsReported) {
+  auto o = wheel("1.0");
+  auto n = wheel("1.0");
+  o.members = {member("a.txt", 10, 10, 5)};
+  n.members = {member("a.txt", 10, 10, 5), member("b.txt", 2, 2), member("a.txt", 1000, 1000, 6)};
+  auto d = diff_models(o, n);
+  const MemberChange* a = find(d, "a.txt");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->kind, MemberChange::Kind::changed);
+  EXPECT_EQ(a->size_delta(), 990);
+  EXPECT_EQ(d.new_installed, 1002u);  // the installed copy of a.txt, and b.txt
+  ASSERT_EQ(d.duplicates.size(), 1u);
+  EXPECT_EQ(d.duplicates[0].wheel, "new");
+  EXPECT_EQ(d.duplicates[0].path, n.path);
+  EXPECT_EQ(d.duplicates[0].member, "a.txt");
+  EXPECT_EQ(d.duplicates[0].copies, 2u);
+  // Without the repeat: unchanged and nothing reported.
+  n.members = {member("a.txt", 10, 10, 5)};
+  auto same = diff_models(o, n);
+  EXPECT_TRUE(same.members.empty());
+  EXPECT_TRUE(same.duplicates.empty());
+}

@@ -162,6 +162,10 @@ json json_report(const diff::WheelDiff& d, const std::vector<Gate>& gates) {
     members.push_back(std::move(j));
   }
   doc["members"] = members;
+  json dups = json::array();
+  for (const auto& du : d.duplicates)
+    dups.push_back(json{{"wheel", du.wheel}, {"path", du.path}, {"member", du.member}, {"copies", du.copies}});
+  doc["duplicates"] = dups;
   json libs = json::array();
   for (const auto& l : d.libraries) {
     libs.push_back(json{{"member", l.member},
@@ -207,6 +211,10 @@ int run() {
     print_error("", d.error().message());
     return kExitUnreadable;
   }
+  // Installers keep the last copy of a repeated name; it is what is compared.
+  for (const auto& du : d->duplicates)
+    print_warning(du.path, du.member + " is stored " + std::to_string(du.copies) +
+                               " times; installers keep the last copy, which is the one compared");
   bool exceeded = false;
   for (auto& g : gates) {
     bool file = g.flag == "--max-growth";
