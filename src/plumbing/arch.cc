@@ -309,15 +309,15 @@ Status parse_gencode_value(std::string_view val, std::vector<Target>& out) {
     if (t->sass && virt->variant == Variant::kA && !(t->sm == virt->sm && t->variant == Variant::kA))
       return Error("-gencode " + quoted(v) + ": arch=" + virt->compute_name() + " compiles only to " +
                    virt->sm_name() + ", not " + t->sm_name() +
-                   " (nvcc: \"Incompatible code generation requested\"; architecture-specific PTX runs on its own "
-                   "architecture only)");
+                   " (nvcc refuses the pair, \"Incompatible code generation requested\", or ptxas its PTX: "
+                   "architecture-specific PTX compiles to its own architecture only)");
     if (t->sass && t->sm < virt->sm)
       return Error("-gencode " + quoted(v) + ": " + t->sm_name() + " is older than arch=" + virt->compute_name() +
                    " (nvcc cannot compile PTX down to an older architecture)");
     if (t->sass && virt->variant == Variant::kF && t->sm / 10 != virt->sm / 10)
       return Error("-gencode " + quoted(v) + ": arch=" + virt->compute_name() + " compiles only to its own family (sm_" +
                    std::to_string(virt->sm / 10) + "x at or above " + virt->sm_name() + "), not " + t->sm_name() +
-                   " (nvcc: \"Incompatible code generation requested\")");
+                   " (nvcc refuses the pair, \"Incompatible code generation requested\", or ptxas its PTX)");
     add(out, *t);
   }
   return Ok{};
