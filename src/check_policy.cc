@@ -243,8 +243,10 @@ Expected<Policy> load_policy(const std::string& path) {
   } else if (!pyproject) {
     // A cuwheel.toml holds its keys in one place: at the top level or in
     // [tool.cuwheel], never both (one would silently win over the other).
+    // The [matrix] and [release] tables of the other commands may stand
+    // beside it (they are read from the top level of a cuwheel.toml).
     for (const auto& [k, v] : root)
-      if (k.str() != "tool")
+      if (k.str() != "tool" && k.str() != "matrix" && k.str() != "release")
         return Error(where(path, v) + ": \"" + std::string(k.str()) + "\" is at the top level, but this file also has " +
                      "a [tool.cuwheel] table (line " + std::to_string(t->source().begin.line) +
                      "); keep every key in one place");

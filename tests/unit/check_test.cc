@@ -410,6 +410,11 @@ TEST(CheckPolicy, TopLevelAndToolTableTogetherAreRefused) {
   auto top_only = load_policy(write_temp("cuwheel.toml", "sass = \"sm_80\"\n"));
   ASSERT_TRUE(top_only);
   EXPECT_EQ(top_only->sass, std::vector<std::string>{"sm_80"});
+  // The other commands' tables may stand beside [tool.cuwheel].
+  auto with_others = load_policy(write_temp(
+      "cuwheel.toml", "[tool.cuwheel]\nsass = \"sm_75\"\n[matrix]\npython = [\"3.12\"]\n[release]\ncore = \"x\"\n"));
+  ASSERT_TRUE(with_others) << with_others.error().message();
+  EXPECT_EQ(with_others->sass, std::vector<std::string>{"sm_75"});
 }
 
 // A folder whose only *.whl is a FIFO: the FIFO is an unreadable input with
