@@ -1,5 +1,5 @@
 // `toolkit check`: the before-build check of a CUDA_HOME tree
-// (cuwheel/toolkit_fetch.h).
+// (cuwheel/toolkit/fetch.h).
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -13,8 +13,8 @@
 #include <regex>
 #include <thread>
 
-#include "cuwheel/fileio.h"
-#include "cuwheel/toolkit_fetch.h"
+#include "cuwheel/base/fileio.h"
+#include "cuwheel/toolkit/fetch.h"
 
 extern char** environ;
 

@@ -1,6 +1,6 @@
 // `toolkit extract`: the payloads of verified RPMs unpacked into a
 // CUDA_HOME tree with libarchive, without rpm and without root
-// (cuwheel/toolkit_fetch.h describes the path mapping).
+// (cuwheel/toolkit/fetch.h describes the path mapping).
 #include <archive.h>
 #include <archive_entry.h>
 #include <sys/stat.h>
@@ -13,10 +13,10 @@
 #include <sstream>
 #include <system_error>
 
-#include "cuwheel/digest.h"
-#include "cuwheel/fileio.h"
-#include "cuwheel/source.h"
-#include "cuwheel/toolkit_fetch.h"
+#include "cuwheel/base/digest.h"
+#include "cuwheel/base/fileio.h"
+#include "cuwheel/base/source.h"
+#include "cuwheel/toolkit/fetch.h"
 
 namespace cuwheel::toolkit {
 

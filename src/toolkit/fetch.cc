@@ -1,6 +1,6 @@
 // `toolkit download` and `toolkit verify`: the locked RPMs, checked file by
 // file against the lock and the pinned repository key
-// (cuwheel/toolkit_fetch.h).
+// (cuwheel/toolkit/fetch.h).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,12 +13,12 @@
 #include <set>
 #include <system_error>
 
-#include "cuwheel/fileio.h"
-#include "cuwheel/rpm.h"
-#include "cuwheel/source.h"
-#include "cuwheel/digest.h"
-#include "cuwheel/toolkit_fetch.h"
-#include "cuwheel/toolkit_http.h"
+#include "cuwheel/base/fileio.h"
+#include "cuwheel/toolkit/rpm.h"
+#include "cuwheel/base/source.h"
+#include "cuwheel/base/digest.h"
+#include "cuwheel/toolkit/fetch.h"
+#include "cuwheel/toolkit/http.h"
 
 namespace cuwheel::toolkit {
 

@@ -1,6 +1,6 @@
 // HTTP(S), file:// and local-path reads for `cuwheel toolkit` (see
-// include/cuwheel/toolkit_http.h for the contract).
-#include "cuwheel/toolkit_http.h"
+// include/cuwheel/toolkit/http.h for the contract).
+#include "cuwheel/toolkit/http.h"
 
 #include <curl/curl.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <functional>
 #include <mutex>
 
-#include "cuwheel/digest.h"
+#include "cuwheel/base/digest.h"
 
 namespace cuwheel::toolkit {
 

@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
-#include "cuwheel/fileio.h"
-#include "cuwheel/rpm.h"
+#include "cuwheel/base/fileio.h"
+#include "cuwheel/toolkit/rpm.h"
 
 namespace cuwheel::rpm {
 

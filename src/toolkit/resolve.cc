@@ -1,5 +1,5 @@
 // Requirement resolution inside one RPM repository for `cuwheel toolkit
-// lock`; see include/cuwheel/toolkit_repo.h for the rules.
+// lock`; see include/cuwheel/toolkit/repo.h for the rules.
 #include <algorithm>
 #include <deque>
 #include <map>
@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "cuwheel/toolkit_repo.h"
+#include "cuwheel/toolkit/repo.h"
 
 namespace cuwheel::toolkit {
 

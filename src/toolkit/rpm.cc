@@ -1,9 +1,9 @@
-// RPM v4 package reader (format notes in include/cuwheel/rpm.h).
-#include "cuwheel/rpm.h"
+// RPM v4 package reader (format notes in include/cuwheel/toolkit/rpm.h).
+#include "cuwheel/toolkit/rpm.h"
 
 #include <cstring>
 
-#include "cuwheel/digest.h"
+#include "cuwheel/base/digest.h"
 
 namespace cuwheel::rpm {
 

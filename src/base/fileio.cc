@@ -1,0 +1,112 @@
+#include "cuwheel/base/fileio.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+namespace cuwheel {
+
+namespace {
+std::string errno_text(int e) { return std::strerror(e); }
+}  // namespace
+
+Expected<std::string> read_whole_file(const std::string& path, size_t max_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Error(path + ": cannot open: " + errno_text(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error(path + ": not a regular file");
+  }
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    return Error(path + ": larger than " + std::to_string(max_bytes) + " bytes");
+  }
+  std::string out;
+  out.resize(static_cast<size_t>(st.st_size));
+  size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      return Error(path + ": read error at offset " + std::to_string(got) + ": " + errno_text(e));
+    }
+    if (n == 0) break;  // file shrank while reading
+    got += static_cast<size_t>(n);
+  }
+  out.resize(got);
+  ::close(fd);
+  return out;
+}
+
+Expected<std::string> read_file_or_pipe(const std::string& path, size_t max_bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return Error(path + ": cannot open: " + errno_text(errno));
+  if (S_ISREG(st.st_mode)) return read_whole_file(path, max_bytes);
+  if (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) return Error(path + ": not a regular file or pipe");
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error(path + ": cannot open: " + errno_text(errno));
+  std::string out;
+  char buf[65536];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      return Error(path + ": read error at offset " + std::to_string(out.size()) + ": " + errno_text(e));
+    }
+    if (n == 0) break;
+    if (out.size() + static_cast<size_t>(n) > max_bytes) {
+      ::close(fd);
+      return Error(path + ": larger than " + std::to_string(max_bytes) + " bytes");
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+Status write_file_atomic(const std::string& path, std::string_view data, unsigned mode) {
+  static std::atomic<unsigned> counter{0};
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0) return Error(path + ": cannot create " + tmp + ": " + errno_text(errno));
+  size_t put = 0;
+  while (put < data.size()) {
+    ssize_t n = ::write(fd, data.data() + put, data.size() - put);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return Error(path + ": write failed: " + errno_text(e));
+    }
+    put += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    int e = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return Error(path + ": fsync failed: " + errno_text(e));
+  }
+  if (::close(fd) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    return Error(path + ": close failed: " + errno_text(e));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    return Error(path + ": rename failed: " + errno_text(e));
+  }
+  return Ok{};
+}
+
+}  // namespace cuwheel

@@ -1,0 +1,280 @@
+// Helpers shared by the loading rules. See loading_util.h.
+#include "loading_util.h"
+
+#include <cctype>
+
+#include "cuwheel/wheel/pep508.h"
+#include "rules.h"
+
+namespace cuwheel::check::rule_impl::loading {
+
+std::optional<std::string> install_path(const std::string& member) {
+  size_t slash = member.find('/');
+  if (slash != std::string::npos) {
+    std::string top = member.substr(0, slash);
+    if (top.size() > 5 && top.compare(top.size() - 5, 5, ".data") == 0) {
+      std::string rest = member.substr(slash + 1);
+      for (const char* scheme : {"purelib/", "platlib/"})
+        if (rest.rfind(scheme, 0) == 0) return rest.substr(std::string(scheme).size());
+      return std::nullopt;
+    }
+  }
+  return member;
+}
+
+std::optional<std::string> normalize_relative(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i <= path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    std::string p = path.substr(i, j - i);
+    if (p == "..") {
+      if (parts.empty()) return std::nullopt;
+      parts.pop_back();
+    } else if (!p.empty() && p != ".") {
+      parts.push_back(p);
+    }
+    i = j + 1;
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
+  return out;
+}
+
+std::string dir_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+namespace {
+SearchEntry resolve(const std::string& raw, const std::string& tag, const std::optional<std::string>& where) {
+  SearchEntry e;
+  e.raw = raw;
+  e.tag = tag;
+  std::string rest;
+  if (raw.empty()) {
+    e.kind = SearchEntry::Kind::empty;
+    return e;
+  }
+  if (raw.rfind("$ORIGIN", 0) == 0) rest = raw.substr(7);
+  else if (raw.rfind("${ORIGIN}", 0) == 0) rest = raw.substr(9);
+  else {
+    e.kind = raw[0] == '/' ? SearchEntry::Kind::absolute : SearchEntry::Kind::relative;
+    return e;
+  }
+  e.kind = SearchEntry::Kind::origin;
+  if (!rest.empty() && rest[0] != '/') {  // "$ORIGINfoo": not a variable the loader knows
+    e.kind = SearchEntry::Kind::relative;
+    return e;
+  }
+  if (!where) return e;
+  auto n = normalize_relative(*where + rest);
+  if (!n) e.escapes = true;
+  else e.dir = *n;
+  return e;
+}
+
+void split_into(std::vector<SearchEntry>& out, const std::vector<std::string>& entries, const std::string& tag,
+                const std::optional<std::string>& where) {
+  for (const auto& raw : entries) out.push_back(resolve(raw, tag, where));
+}
+}  // namespace
+
+std::vector<SearchEntry> search_entries(const LibraryModel& lib, const std::optional<std::string>& where) {
+  std::vector<SearchEntry> out;
+  if (!lib.load.runpath.empty()) split_into(out, lib.load.runpath, "DT_RUNPATH", where);
+  else split_into(out, lib.load.rpath, "DT_RPATH", where);
+  return out;
+}
+
+std::vector<SearchEntry> all_entries(const LibraryModel& lib, const std::optional<std::string>& where) {
+  std::vector<SearchEntry> out;
+  split_into(out, lib.load.rpath, "DT_RPATH", where);
+  split_into(out, lib.load.runpath, "DT_RUNPATH", where);
+  return out;
+}
+
+bool Requirements::has(const std::string& d) const { return find(d) != nullptr; }
+
+const Declared* Requirements::find(const std::string& d) const {
+  for (const auto& x : declared)
+    if (x.distribution == d) return &x;
+  return nullptr;
+}
+
+namespace {
+// The CUDA majors a cuda-toolkit requirement's version names: the first
+// number of its specifier ("==13.0.2" -> 13); both when it has none.
+std::vector<int> toolkit_majors(const Requirement& r) {
+  std::string spec = r.specifier.to_string();
+  for (size_t i = 0; i < spec.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(spec[i]))) continue;
+    int v = 0;
+    while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) v = v * 10 + (spec[i++] - '0');
+    if (v == 12 || v == 13) return {v};
+    break;
+  }
+  return {12, 13};
+}
+}  // namespace
+
+Requirements read_requirements(const CheckModel& m) {
+  Requirements out;
+  if (!m.metadata) return out;
+  for (const auto& text : m.metadata->requires_dist) {
+    auto r = Requirement::parse(text);
+    if (!r) continue;
+    std::string name = r->normalized_name();
+    auto behind = r->behind_extras();
+    if (name == "cuda-toolkit") {
+      auto majors = toolkit_majors(*r);
+      for (int major : majors) {
+        for (const auto& extra : r->extras) {
+          std::string e = normalize_name(extra);
+          if (e == "all") {
+            for (const auto& d : distributions_for_major(major))
+              if (!d.toolkit_extra.empty())
+                out.declared.push_back({std::string(d.name), major, text, behind, majors.size() == 1, true});
+            continue;
+          }
+          auto te = cuda_toolkit_extra(e, major);
+          if (te && !te->distribution.empty())
+            out.declared.push_back({std::string(te->distribution), major, text, behind, majors.size() == 1, false});
+        }
+      }
+      continue;
+    }
+    auto d = lookup_distribution(name);
+    if (!d) continue;
+    if (d->deprecated()) {
+      out.deprecated.emplace_back(text, *d);
+      continue;
+    }
+    out.declared.push_back({std::string(d->name), d->cuda_major, text, behind});
+  }
+  return out;
+}
+
+bool Tree::has_file(const std::string& dir, const std::string& name) const {
+  auto it = files.find(dir);
+  return it != files.end() && it->second.count(name) > 0;
+}
+
+Tree build_tree(const CheckModel& m) {
+  Tree t;
+  auto add = [&](const std::string& member) -> std::optional<std::string> {
+    auto p = install_path(member);
+    if (!p || p->empty() || p->back() == '/') return std::nullopt;
+    std::string dir = dir_of(*p);
+    t.files[dir].insert(base_name(*p));
+    for (std::string d = dir;; d = dir_of(d)) {
+      t.dirs.insert(d);
+      if (d.empty()) break;
+    }
+    return dir;
+  };
+  for (const auto& mm : m.members) add(mm.name);
+  for (const auto& lib : m.libraries) {
+    if (lib.member.empty() || !lib.archive_member.empty()) continue;
+    auto dir = add(lib.member);
+    if (dir && lib.load.soname) t.files[*dir].insert(*lib.load.soname);
+  }
+  return t;
+}
+
+bool loadable(const LibraryModel& lib) { return lib.is_elf && lib.archive_member.empty() && lib.load.type != 1; }
+
+std::vector<Distribution> distributions_in(const std::string& dir) {
+  std::vector<Distribution> out;
+  for (int major : {12, 13})
+    for (const auto& d : distributions_for_major(major))
+      if (d.directory == dir) out.push_back(d);
+  return out;
+}
+
+std::optional<int> folder_major(const std::string& dir) {
+  bool in12 = false, in13 = false;
+  for (const auto& d : distributions_for_major(12)) in12 |= d.directory == dir;
+  for (const auto& d : distributions_for_major(13)) in13 |= d.directory == dir;
+  if (in12 && !in13) return 12;
+  if (in13 && !in12) return 13;
+  return std::nullopt;
+}
+
+std::string wheel_name(const CheckModel& m) {
+  if (m.metadata && !m.metadata->name.empty()) return normalize_name(m.metadata->name);
+  if (m.parsed_filename) return normalize_name(m.parsed_filename->distribution);
+  return "";
+}
+
+namespace {
+// "cu12" -> 12, "cu130" -> 13, "cuda12x" -> 12, "cuda13" -> 13.
+std::optional<int> cuda_token(const std::string& t) {
+  size_t i;
+  if (t.rfind("cuda", 0) == 0) i = 4;
+  else if (t.rfind("cu", 0) == 0) i = 2;
+  else return std::nullopt;
+  size_t digits = 0;
+  while (i + digits < t.size() && std::isdigit(static_cast<unsigned char>(t[i + digits]))) ++digits;
+  if (digits < 2 || digits > 3) return std::nullopt;
+  std::string tail = t.substr(i + digits);
+  if (!tail.empty() && tail != "x") return std::nullopt;
+  int major = std::stoi(t.substr(i, 2));
+  if (major < 9 || major > 20) return std::nullopt;
+  return major;
+}
+}  // namespace
+
+std::optional<int> name_major(const CheckModel& m) {
+  std::string n = wheel_name(m);
+  size_t i = 0;
+  while (i <= n.size()) {
+    size_t j = n.find('-', i);
+    if (j == std::string::npos) j = n.size();
+    if (auto v = cuda_token(n.substr(i, j - i))) return v;
+    i = j + 1;
+  }
+  return std::nullopt;
+}
+
+std::optional<int> version_major(const CheckModel& m) {
+  std::string v = m.metadata ? m.metadata->version : (m.parsed_filename ? m.parsed_filename->version : "");
+  size_t plus = v.find('+');
+  if (plus == std::string::npos) return std::nullopt;
+  std::string local = v.substr(plus + 1);
+  for (auto& c : local) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  size_t i = 0;
+  while (i <= local.size()) {
+    size_t j = local.find_first_of("._-", i);
+    if (j == std::string::npos) j = local.size();
+    if (auto mj = cuda_token(local.substr(i, j - i))) return mj;
+    i = j + 1;
+  }
+  return std::nullopt;
+}
+
+bool provided_by_self(const CheckModel& m, const std::string& member, const std::string& soname) {
+  std::string self = wheel_name(m);
+  if (self.empty()) return false;
+  auto c = classify_soname(soname);
+  for (int major : {12, 13})
+    if (const Provision* p = c.provision(major); p && p->distribution == self) return true;
+  auto d = lookup_distribution(self);
+  if (!d || d->directory.empty()) return false;
+  auto p = install_path(member);
+  std::string dir(d->directory);
+  // NVIDIA's own wheels: files under their folder (or its parent, e.g.
+  // nvidia/cu13/ for headers and tools) belong to them.
+  std::string top = dir_of(dir);
+  return p && (p->rfind(dir + "/", 0) == 0 || (!top.empty() && p->rfind(top + "/", 0) == 0));
+}
+
+std::string join_some(const std::vector<std::string>& items, size_t max) {
+  std::string out;
+  for (size_t i = 0; i < items.size() && i < max; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > max) out += " and " + std::to_string(items.size() - max) + " more";
+  return out;
+}
+
+}  // namespace cuwheel::check::rule_impl::loading

@@ -1,0 +1,125 @@
+// unresolved-runpath: a relative DT_RPATH/DT_RUNPATH entry that leaves the
+// install tree (more `..` than the library's depth below site-packages), that
+// is relative to the working directory (no $ORIGIN), or that names a
+// directory which neither the wheel (a member under it) nor a declared
+// dependency provides. NVIDIA folders come from libclass per CUDA major; a
+// dependency counts when Requires-Dist names it, directly, through
+// cuda-toolkit[extra], or behind an extra. Other dependencies' folders are
+// recognised by their import name (the first path part equals a
+// Requires-Dist name with '-' as '_', e.g. torch/lib).
+// Findings for escaping entries and for undeclared NVIDIA folders are one
+// per library (torch copies its lib/ RPATH onto torch/_C.so, where every
+// entry escapes).
+#include <algorithm>
+#include <set>
+
+#include "cuwheel/wheel/pep508.h"
+#include "dependency_common.h"
+#include "rules.h"
+
+namespace cuwheel::check::rule_impl {
+
+void unresolved_runpath(const Context& ctx, Emitter& out) {
+  const auto& m = ctx.model;
+  if (m.kind == CheckModel::Kind::library) return;  // a lone file has no install tree
+  const bool wheel = m.kind == CheckModel::Kind::wheel;
+  auto tree = loading::build_tree(m);
+  auto reqs = loading::read_requirements(m);
+  auto claim = loading::claimed_major(m, ctx.policy, reqs);
+  std::set<std::string> dep_folders;  // import-name guesses of every Requires-Dist entry
+  if (m.metadata)
+    for (const auto& text : m.metadata->requires_dist)
+      if (auto r = Requirement::parse(text)) {
+        std::string n = r->normalized_name();
+        for (auto& c : n)
+          if (c == '-') c = '_';
+        dep_folders.insert(n);
+      }
+  for (const auto& lib : m.libraries) {
+    if (!loading::loadable(lib) || lib.member.empty()) continue;
+    auto where = loading::install_path(lib.member);
+    if (!where) continue;
+    std::string dir = loading::dir_of(*where);
+    std::set<std::string> seen;
+    auto entries = loading::all_entries(lib, dir);
+    // Entries that name one folder from several depths ($ORIGIN/../nvidia/cu13/lib
+    // and $ORIGIN/../../nvidia/cu13/lib, as jax's plugins do for two layouts)
+    // are fallbacks: when one of them resolves, the others are not reported.
+    auto tail = [](const std::string& raw) {
+      size_t i = raw.find('/');
+      if (i == std::string::npos) return std::string();
+      std::string t = raw.substr(i + 1);
+      while (t.rfind("../", 0) == 0) t = t.substr(3);
+      return t;
+    };
+    std::set<std::string> good_tails;
+    for (const auto& e : entries)
+      if (e.kind == loading::SearchEntry::Kind::origin && !e.escapes &&
+          (tree.provides_dir(e.dir) || !loading::distributions_in(e.dir).empty()))
+        good_tails.insert(tail(e.raw));
+    std::vector<std::string> undeclared_folders, escaping;
+    std::set<std::string> undeclared_dists;
+    for (const auto& e : entries) {
+      if (!seen.insert(e.tag + e.raw).second) continue;
+      const std::string loc = e.tag + " " + e.raw;
+      using K = loading::SearchEntry::Kind;
+      if (e.kind == K::absolute) continue;  // build-machine-path
+      if (e.kind == K::relative || e.kind == K::empty) {
+        out.emit(lib.member, loc,
+                 e.tag + " entry '" + e.raw + "' is relative to the process's working directory, not to the library",
+                 "write it as $ORIGIN/<path> (or remove it)");
+        continue;
+      }
+      if ((e.escapes || !tree.provides_dir(e.dir)) && loading::distributions_in(e.dir).empty() &&
+          good_tails.count(tail(e.raw)))
+        continue;
+      if (e.escapes) {
+        escaping.push_back(e.raw);
+        continue;
+      }
+      if (tree.provides_dir(e.dir)) continue;
+      auto dists = loading::distributions_in(e.dir);
+      if (!dists.empty()) {
+        if (!wheel) continue;
+        // A folder of the other CUDA major is cuda-major-mismatch's question.
+        if (auto fm = loading::folder_major(e.dir); fm && claim && *fm != *claim) continue;
+        bool declared = false;
+        std::vector<std::string> names;
+        for (const auto& d : dists) {
+          declared |= reqs.has(std::string(d.name));
+          names.push_back(std::string(d.name));
+        }
+        if (declared) continue;
+        undeclared_folders.push_back(e.raw);
+        undeclared_dists.insert(names.begin(), names.end());
+        continue;
+      }
+      std::string first = e.dir.substr(0, e.dir.find('/'));
+      if (dep_folders.count(first)) continue;
+      if (!wheel && !m.libraries.empty()) continue;  // installed environments: other distributions fill it
+      out.emit(lib.member, loc,
+               e.tag + " entry " + e.raw + " resolves to " + (e.dir.empty() ? "site-packages itself" : e.dir) +
+                   ", which neither the wheel nor a declared dependency provides",
+               "remove the entry, or ship/declare what it should find there");
+    }
+    // One finding per library for the entries that climb out of the tree.
+    if (!escaping.empty())
+      out.emit(lib.member, (lib.load.runpath.empty() ? "DT_RPATH " : "DT_RUNPATH ") + escaping.front(),
+               std::to_string(escaping.size()) + " search-path entr" + (escaping.size() == 1 ? "y climbs" : "ies climb") +
+                   " above site-packages from " + (dir.empty() ? "the root" : dir) +
+                   " and can only find files outside the install tree: " + loading::join_some(escaping, 3),
+               "count the '..' from the library's own folder: " + dir + " is " +
+                   std::to_string(dir.empty() ? 0 : std::count(dir.begin(), dir.end(), '/') + 1) +
+                   " level(s) below site-packages");
+    // One finding per library for NVIDIA folders of undeclared packages.
+    if (!undeclared_folders.empty())
+      out.emit(lib.member, (lib.load.runpath.empty() ? "DT_RPATH " : "DT_RUNPATH ") + undeclared_folders.front(),
+               std::to_string(undeclared_folders.size()) + " search-path entr" +
+                   (undeclared_folders.size() == 1 ? "y names the folder" : "ies name the folders") + " of NVIDIA packages (" +
+                   loading::join_some(std::vector<std::string>(undeclared_dists.begin(), undeclared_dists.end()), 3) +
+                   ") that Requires-Dist does not declare: " + loading::join_some(undeclared_folders, 3),
+               "declare the packages whose libraries these folders should provide (or remove the entries)");
+  }
+}
+
+}  // namespace cuwheel::check::rule_impl

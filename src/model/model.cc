@@ -1,0 +1,341 @@
+// Building check models: every input read once. See include/cuwheel/check/check.h.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "cuwheel/object/archive.h"
+#include "cuwheel/check/check.h"
+#include "cuwheel/base/digest.h"
+#include "cuwheel/model/inputs.h"
+
+namespace fs = std::filesystem;
+
+namespace cuwheel::check {
+
+namespace {
+
+bool is_elf(ByteView b) { return elf::File::has_magic(b); }
+
+// Fills a LibraryModel from the bytes of one ELF file (or archive member).
+void read_library(LibraryModel& lib, ByteView bytes, const std::function<void(ByteView)>& done) {
+  lib.size = bytes.size();
+  lib.is_elf = is_elf(bytes);
+  WarningSink w;
+  if (lib.is_elf) {
+    auto lf = read_load_facts(bytes, &w, done);
+    if (!lf) {
+      lib.error = lf.error().message();
+      lib.is_elf = false;
+      return;
+    }
+    lib.load = std::move(*lf);
+    for (const auto& vn : lib.load.version_needs) lib.version_need_files.push_back(vn.file);
+    auto f = elf::File::parse(bytes);
+    if (f) {
+      auto syms = f->dynamic_symbols();
+      if (syms) {
+        lib.cuda_symbol_needs = cuda_symbol_needs(*syms);
+        for (const auto& s : *syms) {
+          // Exported: defined, global or weak, default/protected visibility.
+          if (!s.defined() || s.name.empty()) continue;
+          if (s.bind != 1 /*GLOBAL*/ && s.bind != 2 /*WEAK*/) continue;
+          if ((s.other & 0x3) == 1 || (s.other & 0x3) == 2) continue;  // internal / hidden
+          if (s.type != 1 /*OBJECT*/ && s.type != 2 /*FUNC*/ && s.type != 10 /*IFUNC*/ && s.type != 6 /*TLS*/) continue;
+          lib.exports.push_back(s.name);
+          lib.export_weak.push_back(s.bind == 2);
+        }
+      }
+    }
+    if (done) done(bytes);
+  }
+  // Every payload is decoded (Depth::full): a compressed cubin or PTX that
+  // does not decode is device code the rules cannot vouch for, so the
+  // library is unreadable (exit 2), never a pass on the entry headers alone.
+  auto dc = read_device_code(bytes, Depth::full, &w, done);
+  if (dc) {
+    lib.summary = summarize(*dc);
+    lib.device = std::move(*dc);
+    for (auto& e : lib.device.entries) {
+      // The rules read architectures and PTX ISA versions, not kernel or
+      // entry names: let those go, so a large wheel's models stay small.
+      if (e.cubin) std::vector<std::string>().swap(e.cubin->kernels);
+      if (e.ptx) {
+        std::vector<std::string>().swap(e.ptx->entries);
+        std::vector<std::string>().swap(e.ptx->targets);
+      }
+      if (!e.payload_error.empty() && lib.error.empty()) lib.error = e.payload_error;
+    }
+    if (lib.device.stopped && lib.error.empty()) lib.error = lib.device.stopped->message();
+  } else if (lib.error.empty()) {
+    lib.error = dc.error().message();
+  }
+}
+
+// A library that could not be read fully is an unreadable input, never a
+// silent pass: its facts would be partial.
+void note_library_error(CheckModel& m, const LibraryModel& lib) {
+  if (lib.error.empty()) return;
+  std::string where = m.path;
+  if (!lib.member.empty()) where += ":" + printable(lib.member);
+  if (!lib.archive_member.empty()) where += ":" + printable(lib.archive_member);
+  m.read_errors.emplace_back(where, lib.error);
+}
+
+void read_object_bytes(CheckModel& m, const std::string& member, const std::string& owner, ByteView bytes,
+                       const std::function<void(ByteView)>& done) {
+  if (archive::has_magic(bytes)) {
+    auto members = archive::read(bytes);
+    if (!members) {
+      m.read_errors.emplace_back(m.path + (member.empty() ? "" : ":" + member), members.error().message());
+      return;
+    }
+    for (const auto& am : *members) {
+      if (!is_elf(am.data)) {
+        std::string where = m.path + (member.empty() ? "" : ":" + printable(member)) + ":" + printable(am.name);
+        m.read_errors.emplace_back(where, "not an ELF object (archive member data at " + hex(am.data_offset) + ")");
+        continue;
+      }
+      LibraryModel lib;
+      lib.member = member;
+      lib.archive_member = am.name;
+      lib.owner = owner;
+      read_library(lib, am.data, {});
+      note_library_error(m, lib);
+      m.libraries.push_back(std::move(lib));
+    }
+    return;
+  }
+  LibraryModel lib;
+  lib.member = member;
+  lib.owner = owner;
+  read_library(lib, bytes, done);
+  note_library_error(m, lib);
+  m.libraries.push_back(std::move(lib));
+}
+
+// Digest of a Blob in chunks, dropping pages as it goes.
+std::string digest_of(const Blob& b, const std::string& algorithm) {
+  const std::string algo = algorithm.empty() ? std::string("sha256") : algorithm;
+  auto d = Digest::create(algo);
+  if (!d) return "";
+  const uint64_t chunk = 16ull << 20;
+  ByteView v = b.view();
+  for (uint64_t off = 0; off < v.size(); off += chunk) {
+    uint64_t n = std::min<uint64_t>(chunk, v.size() - off);
+    d->update(v.subspan(off, n));
+    b.release(off, n);
+  }
+  std::string raw = d->finish();
+  return algo + "=" + base64url_nopad(ByteView(reinterpret_cast<const uint8_t*>(raw.data()), raw.size()));
+}
+
+Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptions& opts,
+                                       const std::function<void(const std::string&)>& progress) {
+  auto w = Wheel::open(path);
+  if (!w) return w.error();
+  CheckModel m;
+  m.path = path;
+  m.kind = CheckModel::Kind::wheel;
+  m.archive_size = w->archive_size();
+  m.filename = fs::path(path).filename().string();
+  auto fn = WheelFilename::parse(m.filename);
+  if (fn) m.parsed_filename = *fn;
+  else m.filename_error = fn.error().message();
+
+  std::vector<std::string> names;
+  for (const auto& zm : w->members()) {
+    names.push_back(zm.name);
+    MemberModel mm;
+    mm.name = zm.name;
+    mm.compressed_size = zm.compressed_size;
+    mm.size = zm.uncompressed_size;
+    mm.crc32 = zm.crc32;
+    mm.issues = zm.issues;
+    m.members.push_back(std::move(mm));
+  }
+  auto loc = locate_dist_info(names, fn ? &*fn : nullptr, path);
+  auto read_meta = [&](const std::string& name) -> std::optional<Blob> {
+    const ZipMember* zm = w->find(m.dist_info + "/" + name);
+    if (!zm) return std::nullopt;
+    auto b = w->read(*zm);
+    if (!b) {
+      m.read_errors.emplace_back(path + ":" + zm->name, b.error().message());
+      return std::nullopt;
+    }
+    return *b;
+  };
+  if (loc) {
+    m.dist_info = loc->dir;
+    WarningSink warnings;
+    if (auto b = read_meta("METADATA")) {
+      auto md = CoreMetadata::parse(b->view(), m.dist_info + "/METADATA", warnings);
+      if (md) m.metadata = std::move(*md);
+      else m.metadata_error = md.error().message();
+    } else {
+      m.metadata_error = m.dist_info + "/METADATA is missing";
+    }
+    m.metadata_warnings = warnings.messages();
+    WarningSink ww;
+    if (auto b = read_meta("WHEEL")) {
+      auto wi = WheelInfo::parse(b->view(), m.dist_info + "/WHEEL", ww);
+      if (wi) m.wheel_info = std::move(*wi);
+      else m.wheel_info_error = wi.error().message();
+    } else {
+      m.wheel_info_error = m.dist_info + "/WHEEL is missing";
+    }
+    WarningSink rw;
+    if (auto b = read_meta("RECORD")) m.record = Record::parse(b->view(), m.dist_info + "/RECORD", rw);
+    else m.record_error = m.dist_info + "/RECORD is missing";
+    WarningSink ew;
+    if (auto b = read_meta("entry_points.txt"))
+      m.entry_points = parse_entry_points(b->view(), m.dist_info + "/entry_points.txt", ew);
+  } else {
+    m.metadata_error = loc.error().message();
+  }
+
+  for (size_t i = 0; i < w->members().size(); ++i) {
+    const ZipMember& zm = w->members()[i];
+    MemberModel& mm = m.members[i];
+    if (zm.is_dir) continue;
+    if (progress) progress(path + ":" + zm.name);
+    const bool maybe_object = !skip_by_name(zm.name);
+    if (!opts.hash_members && !maybe_object) continue;
+    if (!opts.hash_members) {
+      auto head = w->peek(zm, 8);
+      if (!head) {  // the member cannot be read at all: say so, never skip it
+        mm.read_error = head.error().message();
+        m.read_errors.emplace_back(path + ":" + printable(zm.name), mm.read_error);
+        continue;
+      }
+      if (!(is_elf(*head) || archive::has_magic(*head))) continue;
+    }
+    auto b = w->read(zm);
+    if (!b) {
+      mm.read_error = b.error().message();
+      m.read_errors.emplace_back(path + ":" + printable(zm.name), mm.read_error);
+      continue;
+    }
+    mm.read_ok = true;
+    ByteView v = b->view();
+    const Blob& blob = *b;
+    auto done = [&blob, v](ByteView part) {
+      if (part.data() >= v.data() && part.data() + part.size() <= v.data() + v.size())
+        blob.release(static_cast<uint64_t>(part.data() - v.data()), part.size());
+    };
+    if (maybe_object && (is_elf(v) || archive::has_magic(v))) read_object_bytes(m, zm.name, "", v, done);
+    if (opts.hash_members) {
+      std::string algo = "sha256";
+      if (m.record)
+        if (const RecordEntry* re = m.record->find(zm.name); re && !re->hash_algorithm.empty()) algo = re->hash_algorithm;
+      mm.digest = digest_of(blob, algo);
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
+Expected<std::vector<CheckModel>> build_models(const std::string& path, const BuildOptions& opts,
+                                               const std::function<void(const std::string&)>& progress) {
+  std::error_code ec;
+  auto st = fs::status(path, ec);
+  // The errno says why (ELOOP: "too many levels of symbolic links", EACCES,
+  // ENOTDIR); only a path that is not there is "no such file or directory".
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    std::string why = ec.message();
+    if (!why.empty()) why[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(why[0])));
+    return Error(path + ": " + why);
+  }
+  if (ec || !fs::exists(st)) return Error(path + ": no such file or directory");
+  std::vector<CheckModel> out;
+  if (fs::is_directory(st)) {
+    // A folder of wheels: one model per wheel. Otherwise an installed
+    // environment: one model with every ELF file and its owner.
+    // A *.whl that is not a regular file (a FIFO, a socket, a dangling
+    // symlink; a folder named *.whl is no wheel) is an unreadable input with
+    // the message it has when named directly ("not a regular file"), not
+    // skipped: map_file() refuses it before opening, so a FIFO never blocks.
+    std::vector<fs::path> wheels;
+    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code dec;
+      if (it->path().extension() == ".whl" && !it->is_directory(dec)) wheels.push_back(it->path());
+    }
+    std::sort(wheels.begin(), wheels.end());
+    if (!wheels.empty()) {
+      for (const auto& wp : wheels) {
+        std::error_code rec;
+        if (!fs::is_regular_file(wp, rec)) {
+          auto probe = Blob::map_file(wp.string());
+          CheckModel bad;
+          bad.path = wp.string();
+          bad.unreadable = true;
+          bad.read_errors.emplace_back(wp.string(), probe ? wp.string() + ": not a regular file" : probe.error().message());
+          out.push_back(std::move(bad));
+          continue;
+        }
+        auto m = build_wheel_model(wp.string(), opts, progress);
+        if (!m) {
+          CheckModel bad;
+          bad.path = wp.string();
+          bad.unreadable = true;
+          bad.read_errors.emplace_back(wp.string(), m.error().message());
+          out.push_back(std::move(bad));
+          continue;
+        }
+        out.push_back(std::move(*m));
+      }
+      return out;
+    }
+    CheckModel m;
+    m.path = path;
+    m.kind = CheckModel::Kind::directory;
+    struct V : InputVisitor {
+      CheckModel& m;
+      const std::function<void(const std::string&)>& progress;
+      V(CheckModel& mm, const std::function<void(const std::string&)>& p) : m(mm), progress(p) {}
+      void object(const ObjectRef& o) override {
+        if (progress) progress(o.display());
+        if (!is_elf(o.bytes)) return;
+        LibraryModel lib;
+        lib.member = o.member;
+        lib.archive_member = o.archive_member;
+        lib.owner = o.owner;
+        read_library(lib, o.bytes, [&o](ByteView part) { o.release(part); });
+        note_library_error(m, lib);
+        m.libraries.push_back(std::move(lib));
+      }
+      void error(const std::string& where, const Error& err) override { m.read_errors.emplace_back(where, err.message()); }
+    } v(m, progress);
+    Status s = walk_input(path, WalkOptions{}, v);
+    if (!s) return s.error();
+    // A check with nothing to inspect never passes silently.
+    if (m.libraries.empty() && m.read_errors.empty()) return Error(path + ": no wheels or ELF files found in this directory");
+    out.push_back(std::move(m));
+    return out;
+  }
+  // A single file: a wheel (zip) or a library.
+  auto head = Blob::map_file(path);
+  if (!head) return head.error();
+  ByteView hv = head->view();
+  if (hv.size() >= 4 && hv[0] == 'P' && hv[1] == 'K') {
+    auto m = build_wheel_model(path, opts, progress);
+    if (!m) return m.error();
+    out.push_back(std::move(*m));
+    return out;
+  }
+  // A raw fatbin is a library-like input too: device code, no ELF facts
+  // (the loading rules see is_elf false and stay silent).
+  if (!looks_like_object(hv) && !archive::has_magic(hv))
+    return Error(path + ": not a wheel, ELF file, static archive, fatbin or cubin");
+  CheckModel m;
+  m.path = path;
+  m.kind = CheckModel::Kind::library;
+  const Blob& blob = *head;
+  read_object_bytes(m, "", "", hv, [&blob, hv](ByteView part) {
+    blob.release(static_cast<uint64_t>(part.data() - hv.data()), part.size());
+  });
+  out.push_back(std::move(m));
+  return out;
+}
+
+}  // namespace cuwheel::check

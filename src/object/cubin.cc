@@ -1,0 +1,239 @@
+// Cubin and PTX payload facts. See include/cuwheel/object/cubin.h.
+#include "cuwheel/object/cubin.h"
+
+#include <cctype>
+#include <cstring>
+#include <string_view>
+
+#include "cuwheel/object/elf.h"
+
+namespace cuwheel::cubin {
+
+std::string CubinInfo::arch_name() const {
+  return "sm_" + std::to_string(sm) + (arch_a ? "a" : "");
+}
+
+namespace {
+
+// Applies the e_flags layout chosen by the ABI version (section 5). When
+// the ABI byte is neither 7 nor 8, a low byte in the SM range 0x14..0x5a
+// means the v7 layout (public parsers do the same).
+void decode_flags(CubinInfo& c) {
+  bool v8 = c.abi_version >= 8;
+  if (c.abi_version != 7 && c.abi_version != 8) {
+    uint32_t low = c.e_flags & 0xff;
+    v8 = !(low >= 0x14 && low <= 0x5a);
+  }
+  if (v8) {
+    c.sm = (c.e_flags >> 8) & 0xff;
+  } else {
+    c.sm = c.e_flags & 0xff;
+    // 0x800 is "a" (EF_CUDA_ACCELERATORS_V1) only from sm_90 on, the first
+    // arch-specific target. Older cubins can carry the bit with another
+    // meaning: libcublas.so.12 (nvidia-cublas-cu12 12.9.3.13) holds an sm_50
+    // cubin with e_flags 0x3c0d32 that cuobjdump lists as sm_50.
+    c.arch_a = (c.e_flags & 0x800) != 0 && c.sm >= 90;
+    uint32_t vsm = (c.e_flags >> 16) & 0xff;
+    if (vsm) c.virtual_sm = vsm;
+  }
+}
+
+}  // namespace
+
+Expected<CubinInfo> read_cubin_header(ByteView d) {
+  if (!elf::File::has_magic(d)) return Error("cubin: not an ELF image (bad magic at offset 0x0)");
+  if (d.size() < 52) return Error("cubin: ELF header truncated (" + std::to_string(d.size()) + " bytes)");
+  CubinInfo c;
+  c.is64 = d[4] == 2;
+  c.osabi = d[7];
+  c.abi_version = d[8];
+  uint16_t machine = 0;
+  load_le(d, 16, c.elf_type);
+  load_le(d, 18, machine);
+  if (machine != elf::EM_CUDA) return Error("cubin: e_machine " + std::to_string(machine) + " is not EM_CUDA (190)");
+  if (!load_le(d, c.is64 ? 48 : 36, c.e_flags)) return Error("cubin: ELF header truncated");
+  decode_flags(c);
+  return c;
+}
+
+Expected<CubinInfo> read_cubin(ByteView d, bool want_kernels) {
+  auto hdr = read_cubin_header(d);
+  if (!hdr) return hdr;
+  CubinInfo c = *hdr;
+  auto f = elf::File::parse(d);
+  if (!f) return f.error().context("cubin");
+  if (c.abi_version >= 8) {
+    // .nv.compat: TLV records {u8 format, u8 attribute, value}; format 1 has
+    // no value, 2 one byte, 3 two bytes, 4 a u16 length then data.
+    if (const elf::Section* s = f->find_section(".nv.compat")) {
+      auto v = f->section_data(*s);
+      if (!v) return v.error().context("cubin");
+      uint64_t p = 0;
+      while (p + 2 <= v->size()) {
+        uint8_t fmt = (*v)[p], attr = (*v)[p + 1];
+        p += 2;
+        uint64_t len = 0;
+        if (fmt == 1) len = 0;
+        else if (fmt == 2) len = 1;
+        else if (fmt == 3) len = 2;
+        else if (fmt == 4) {
+          uint16_t l = 0;
+          if (!load_le(*v, p, l)) break;
+          p += 2;
+          len = l;
+        } else break;
+        if (!in_bounds(v->size(), p, len)) break;
+        if (fmt == 2 && attr == 0x09 && (*v)[p] == 1) c.arch_a = true;
+        p += len;
+      }
+    }
+  }
+  if (want_kernels) {
+    auto syms = f->static_symbols();
+    if (!syms) return syms.error().context("cubin");
+    for (const auto& s : *syms)
+      if (s.type == 2 /*STT_FUNC*/ && (s.other & 0x10) && !s.name.empty()) c.kernels.push_back(s.name);
+    if (c.kernels.empty()) {
+      // Fallback: a per-kernel `.nv.info.<name>` section marks an entry.
+      for (const auto& s : f->sections())
+        if (s.name.rfind(".nv.info.", 0) == 0 && s.name.size() > 9) c.kernels.push_back(s.name.substr(9));
+    }
+  }
+  return c;
+}
+
+namespace {
+
+// Returns the next directive-significant token list of a PTX line.
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_word(std::string_view s, std::string_view w) {
+  return s.size() > w.size() && s.substr(0, w.size()) == w &&
+         std::isspace(static_cast<unsigned char>(s[w.size()]));
+}
+
+}  // namespace
+
+PtxInfo read_ptx(ByteView text, bool want_entries) {
+  PtxInfo info;
+  const char* b = reinterpret_cast<const char*>(text.data());
+  size_t n = text.size();
+  if (n == 0) return info;  // an empty view may have a null data(); memchr(nullptr, ...) is undefined
+  if (const void* nul = std::memchr(b, 0, n)) n = static_cast<const char*>(nul) - b;
+  std::string_view all(b, n);
+  bool in_block_comment = false;
+  size_t pos = 0;
+  bool header_done = false;
+  while (pos < all.size()) {
+    size_t eol = all.find('\n', pos);
+    if (eol == std::string_view::npos) eol = all.size();
+    std::string_view line = all.substr(pos, eol - pos);
+    pos = eol + 1;
+    // Strip comments.
+    std::string clean;
+    for (size_t i = 0; i < line.size(); ++i) {
+      if (in_block_comment) {
+        if (line[i] == '*' && i + 1 < line.size() && line[i + 1] == '/') { in_block_comment = false; ++i; }
+        continue;
+      }
+      if (line[i] == '/' && i + 1 < line.size() && line[i + 1] == '/') break;
+      if (line[i] == '/' && i + 1 < line.size() && line[i + 1] == '*') { in_block_comment = true; ++i; continue; }
+      clean.push_back(line[i]);
+    }
+    std::string_view l = trim(clean);
+    if (l.empty()) continue;
+    if (!header_done && starts_word(l, ".version")) {
+      std::string_view v = trim(l.substr(8));
+      int maj = 0, min = 0;
+      size_t dot = v.find('.');
+      if (dot != std::string_view::npos && dot > 0) {
+        bool ok = true;
+        for (size_t i = 0; i < v.size(); ++i)
+          if (i != dot && !std::isdigit(static_cast<unsigned char>(v[i]))) ok = false;
+        if (ok && v.size() - dot - 1 > 0 && v.size() < 12) {
+          maj = std::stoi(std::string(v.substr(0, dot)));
+          min = std::stoi(std::string(v.substr(dot + 1)));
+          info.version = std::make_pair(maj, min);
+        }
+      }
+    } else if (!header_done && starts_word(l, ".target")) {
+      std::string_view t = trim(l.substr(7));
+      while (!t.empty()) {
+        size_t comma = t.find(',');
+        std::string_view one = trim(t.substr(0, comma));
+        if (!one.empty()) info.targets.emplace_back(one);
+        if (comma == std::string_view::npos) break;
+        t = t.substr(comma + 1);
+      }
+    } else if (!header_done && starts_word(l, ".address_size")) {
+      std::string_view v = trim(l.substr(13));
+      if (v == "64") info.address_size = 64;
+      else if (v == "32") info.address_size = 32;
+    } else if (l[0] == '.' && !starts_word(l, ".version") && !starts_word(l, ".target") &&
+               !starts_word(l, ".address_size")) {
+      header_done = true;
+      if (!want_entries) {
+        if (info.version && !info.targets.empty()) break;
+        continue;
+      }
+    }
+    if (want_entries) {
+      // `.entry name(` possibly after `.visible` / `.weak`.
+      size_t e = l.find(".entry");
+      if (e != std::string_view::npos && (e == 0 || std::isspace(static_cast<unsigned char>(l[e - 1]))) &&
+          e + 6 < l.size() && std::isspace(static_cast<unsigned char>(l[e + 6]))) {
+        std::string_view rest = trim(l.substr(e + 6));
+        size_t end = 0;
+        while (end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[end])) || rest[end] == '_' ||
+                                     rest[end] == '$' || rest[end] == '.'))
+          ++end;
+        if (end) info.entries.emplace_back(rest.substr(0, end));
+      }
+    }
+  }
+  return info;
+}
+
+std::string cuda_release_for_ptx(int major, int minor) {
+  // fatbin-format.md section 6 / cuda-facts.md 2.1.
+  if (major == 9 && minor >= 0 && minor <= 9) return "13." + std::to_string(minor);
+  if (major == 8) {
+    if (minor >= 0 && minor <= 5) return "12." + std::to_string(minor);
+    if (minor == 6) return "12.7";
+    if (minor == 7) return "12.8";
+    if (minor == 8) return "12.9";
+  }
+  if (major == 7 && minor >= 0 && minor <= 8) return "11." + std::to_string(minor);
+  if (major == 6) {
+    static const char* six[] = {"9.0", "9.1", "9.2", "10.0", "10.1", "10.2"};
+    if (minor >= 0 && minor <= 5) return six[minor];
+  }
+  if (major == 5 && minor == 0) return "8.0";
+  if (major == 4) {
+    static const char* four[] = {"6.0", "6.5", "7.0", "7.5"};
+    if (minor >= 0 && minor <= 3) return four[minor];
+  }
+  return "";
+}
+
+std::string min_driver_for_ptx(int major, int minor) {
+  // Linux x86-64 minimum drivers of the GA release (cuda-facts.md 2.2).
+  std::string rel = cuda_release_for_ptx(major, minor);
+  static const std::pair<const char*, const char*> table[] = {
+      {"11.0", "450.51.05"}, {"11.1", "455.23"},    {"11.2", "460.27.03"}, {"11.3", "465.19.01"},
+      {"11.4", "470.42.01"}, {"11.5", "495.29.05"}, {"11.6", "510.39.01"}, {"11.7", "515.43.04"},
+      {"11.8", "520.61.05"}, {"12.0", "525.60.13"}, {"12.1", "530.30.02"}, {"12.2", "535.54.03"},
+      {"12.3", "545.23.06"}, {"12.4", "550.54.14"}, {"12.5", "555.42.02"}, {"12.6", "560.28.03"},
+      {"12.7", "570.26"},    {"12.8", "570.26"},    {"12.9", "575.51.03"}, {"13.0", "580.65.06"},
+      {"13.1", "590.44.01"}, {"13.2", "595.45.04"}, {"13.3", "610.43.02"},
+  };
+  for (const auto& [r, d] : table)
+    if (rel == r) return d;
+  return "";
+}
+
+}  // namespace cuwheel::cubin

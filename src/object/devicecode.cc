@@ -1,0 +1,195 @@
+// Device code of one object. See include/cuwheel/object/devicecode.h.
+#include "cuwheel/object/devicecode.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "cuwheel/object/elf.h"
+
+namespace cuwheel {
+
+std::string EntryFacts::header_arch() const {
+  return "sm_" + std::to_string(sm) + (arch_a ? "a" : arch_f ? "f" : "");
+}
+
+std::string EntryFacts::virtual_arch() const {
+  return "compute_" + std::to_string(sm) + (arch_a ? "a" : arch_f ? "f" : "");
+}
+
+std::string EntryFacts::ptx_isa() const {
+  if (ptx && ptx->version) return std::to_string(ptx->version->first) + "." + std::to_string(ptx->version->second);
+  if (kind == fatbin::kPtx && (code_major || code_minor))
+    return std::to_string(code_major) + "." + std::to_string(code_minor);
+  return "";
+}
+
+bool looks_like_object(ByteView d) {
+  uint32_t magic = 0;
+  return elf::File::has_magic(d) || (load_le(d, 0, magic) && magic == fatbin::kContainerMagic);
+}
+
+namespace {
+
+void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSink* warnings) {
+  if (depth == Depth::headers) return;
+  auto fail = [&](const Error& err) {
+    f.payload_error = err.message();
+    if (warnings) warnings->warn(err.message());
+  };
+  // (fill_payloads passes no sink: errors stay in payload_error until then.)
+  if (e.kind == fatbin::kElf) {
+    if (f.compression == fatbin::Compression::none) {
+      auto c = cubin::read_cubin(e.stored, depth == Depth::full);
+      if (c) f.cubin = std::move(*c);
+      else fail(c.error().context("entry at " + hex(e.offset)));
+    } else if (depth == Depth::arch) {
+      // Decoding even the first 64 bytes of a ZSTD frame costs a whole block
+      // (up to 128 KiB); for thousands of entries that dominates a listing.
+      return;
+    } else {
+      auto d = fatbin::decode(e);
+      if (!d) return fail(d.error());
+      auto c = cubin::read_cubin(*d, true);
+      if (c) f.cubin = std::move(*c);
+      else fail(c.error().context("entry at " + hex(e.offset)));
+    }
+  } else if (e.kind == fatbin::kPtx && depth == Depth::full) {
+    if (f.compression == fatbin::Compression::none) {
+      f.ptx = cubin::read_ptx(e.stored, true);
+    } else {
+      auto d = fatbin::decode(e);
+      if (!d) return fail(d.error());
+      f.ptx = cubin::read_ptx(*d, true);
+    }
+  }
+}
+
+EntryFacts facts_of(const fatbin::Entry& e, size_t container, const fatbin::Located* where) {
+  EntryFacts f;
+  f.offset = e.offset;
+  f.container = container;
+  if (where) {
+    f.section = where->section;
+    f.origin = where->origin;
+    f.via_wrapper = where->via_wrapper;
+  }
+  f.kind = e.kind;
+  f.sm = e.arch;
+  f.arch_a = e.arch_a();
+  f.arch_f = e.arch_f();
+  f.code_major = e.code_major;
+  f.code_minor = e.code_minor;
+  f.flags = e.flags;
+  f.compression = e.compression();
+  f.stored_size = e.stored.size();
+  f.size = f.compression == fatbin::Compression::none ? e.payload_size : e.uncompressed_size;
+  f.identifier = e.identifier;
+  return f;
+}
+
+// Reads the payload facts of every entry. Entries are independent, so at
+// Depth::full (which decodes every compressed payload) the work is spread
+// over the machine's cores; warnings are emitted afterwards, in entry order,
+// so the output does not depend on the schedule.
+void fill_payloads(std::vector<EntryFacts>& facts, const std::vector<const fatbin::Entry*>& entries, Depth depth,
+                   WarningSink* warnings, const DoneFn& done) {
+  if (depth == Depth::headers) return;
+  auto work = [&](size_t i) {
+    fill_payload(facts[i], *entries[i], depth, nullptr);
+    if (done) done(entries[i]->stored);
+  };
+  size_t threads = 1;
+  if (depth == Depth::full && entries.size() >= 16)
+    threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
+  if (threads <= 1) {
+    for (size_t i = 0; i < entries.size(); ++i) work(i);
+  } else {
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    auto worker = [&] {
+      for (size_t i = next++; i < entries.size(); i = next++) work(i);
+    };
+    for (size_t t = 1; t < threads; ++t) {
+      try {
+        pool.emplace_back(worker);
+      } catch (...) {
+        break;  // no more threads: the ones started, and this one, finish the work
+      }
+    }
+    worker();
+    for (auto& th : pool) th.join();
+  }
+  if (!warnings) return;
+  for (const auto& f : facts) {
+    if (!f.payload_error.empty()) warnings->warn(f.payload_error);
+    // The driver selects on the entry header, the listing names the cubin:
+    // a disagreement means a crafted or damaged file.
+    if (depth == Depth::full && f.cubin && f.sm != 0 &&
+        (f.cubin->sm != f.sm || (f.cubin->arch_a != f.arch_a && f.cubin->abi_version >= 8)))
+      warnings->warn("entry at " + hex(f.offset) + ": the entry header says " + f.header_arch() + " but the cubin is " +
+                     f.cubin->arch_name());
+  }
+}
+
+}  // namespace
+
+Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* warnings, const DoneFn& done) {
+  DeviceCode out;
+  uint32_t magic = 0;
+  if (load_le(data, 0, magic) && magic == fatbin::kContainerMagic) {
+    out.kind = ObjectKind::fatbin;
+    std::vector<fatbin::Container> partial;
+    auto cs = fatbin::parse_region(data, 0, &partial);
+    if (!cs) return cs.error();
+    out.containers = cs->size();
+    std::vector<const fatbin::Entry*> raw;
+    for (size_t i = 0; i < cs->size(); ++i)
+      for (const auto& e : (*cs)[i].entries) {
+        out.entries.push_back(facts_of(e, i, nullptr));
+        raw.push_back(&e);
+      }
+    fill_payloads(out.entries, raw, depth, warnings, done);
+    out.has_executable = true;
+    return out;
+  }
+  auto f = elf::File::parse(data, warnings);
+  if (!f) return f.error();
+  if (f->machine() == elf::EM_CUDA) {
+    // A raw cubin is one ELF entry by itself.
+    out.kind = ObjectKind::cubin;
+    EntryFacts e;
+    e.kind = fatbin::kElf;
+    e.size = e.stored_size = data.size();
+    auto c = depth == Depth::headers ? cubin::read_cubin_header(data) : cubin::read_cubin(data, depth == Depth::full);
+    if (!c) return c.error();
+    e.sm = c->sm;
+    e.arch_a = c->arch_a;
+    e.cubin = std::move(*c);
+    out.entries.push_back(std::move(e));
+    out.containers = 1;
+    out.has_executable = true;
+    return out;
+  }
+  auto located = fatbin::find_in_elf(*f, warnings, &out.stopped, done);
+  if (!located) return located.error();
+  // Finding the containers touched relocation tables and headers all over
+  // the file; let them go before the payloads are read.
+  if (done) done(data);
+  out.containers = located->size();
+  std::vector<const fatbin::Entry*> raw;
+  for (size_t i = 0; i < located->size(); ++i) {
+    const auto& l = (*located)[i];
+    if (l.origin == fatbin::Origin::executable) out.has_executable = true;
+    for (const auto& e : l.container.entries) {
+      out.entries.push_back(facts_of(e, i, &l));
+      raw.push_back(&e);
+    }
+  }
+  fill_payloads(out.entries, raw, depth, warnings, done);
+  if (done)
+    for (const auto& l : *located) done(data.subspan(l.container.offset, l.container.end() - l.container.offset));
+  return out;
+}
+
+}  // namespace cuwheel

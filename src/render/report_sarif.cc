@@ -1,0 +1,87 @@
+// SARIF 2.1.0 renderer for check findings (OASIS SARIF v2.1.0, section 3).
+#include <nlohmann/json.hpp>
+
+#include "cuwheel/render/report.h"
+
+namespace cuwheel::check {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// A path as the URI SARIF wants in artifactLocation.uri (section 3.4.3):
+// RFC 3986 section 2.3's unreserved characters and "/" stay, every other
+// byte is percent-encoded (section 2.1, upper-case hex), so ":" in a first
+// segment cannot read as a scheme and "%", "#", "?" and spaces cannot
+// change the reference. An absolute path becomes a "file://" URI with an
+// empty authority (RFC 8089 section 2).
+std::string path_uri(const std::string& path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out = !path.empty() && path[0] == '/' ? "file://" : "";
+  for (unsigned char c : path) {
+    bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+                c == '_' || c == '~' || c == '/';
+    if (keep) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 0xf]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_sarif(const std::vector<Finding>& findings, const ReportSummary& s) {
+  json rules_arr = json::array();
+  for (const auto& r : rules())
+    rules_arr.push_back(json{{"id", std::string(r.code)},
+                             {"name", std::string(r.name)},
+                             {"shortDescription", json{{"text", std::string(r.summary)}}},
+                             {"defaultConfiguration",
+                              json{{"level", r.default_severity == Severity::error ? "error" : "warning"}}}});
+  json results = json::array();
+  for (const auto& f : findings) {
+    const RuleInfo* r = find_rule(f.rule);
+    json loc = json{{"physicalLocation", json{{"artifactLocation", json{{"uri", path_uri(f.path)}}}}}};
+    if (!f.member.empty() || !f.location.empty())
+      loc["logicalLocations"] = json::array({json{{"name", f.member.empty() ? f.location : f.member},
+                                                  {"fullyQualifiedName", f.member + (f.location.empty() ? "" : " (" + f.location + ")")}}});
+    std::string text = f.message + (f.hint.empty() ? "" : " Help: " + f.hint);
+    results.push_back(json{{"ruleId", r ? std::string(r->code) : f.rule},
+                           {"level", f.severity == Severity::error ? "error" : "warning"},
+                           {"message", json{{"text", text}}},
+                           {"locations", json::array({loc})}});
+  }
+  // One invocation (section 3.20): each input that could not be read is a
+  // tool execution notification (section 3.58), and the run did not
+  // execute successfully; its findings are still reported above.
+  json notifications = json::array();
+  for (size_t i = 0; i < s.unreadable.size(); ++i) {
+    const auto& [where, msg] = s.unreadable[i];
+    const std::string input = i < s.unreadable_inputs.size() ? s.unreadable_inputs[i] : where;
+    json loc = json{{"physicalLocation", json{{"artifactLocation", json{{"uri", path_uri(input)}}}}}};
+    // "INPUT:MEMBER[:ARCHIVE-MEMBER]": the part after the input names the member.
+    if (where.size() > input.size() + 1 && where.compare(0, input.size() + 1, input + ":") == 0)
+      loc["logicalLocations"] = json::array({json{{"name", where.substr(input.size() + 1)}}});
+    notifications.push_back(json{{"level", "error"},
+                                 {"message", json{{"text", msg}}},
+                                 {"descriptor", json{{"id", "unreadable"}}},
+                                 {"locations", json::array({loc})}});
+  }
+  json invocation = json{{"executionSuccessful", s.unreadable.empty()}};
+  if (!notifications.empty()) invocation["toolExecutionNotifications"] = notifications;
+  json doc;
+  doc["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";
+  doc["version"] = "2.1.0";
+  doc["runs"] = json::array({json{{"tool", json{{"driver", json{{"name", "cuwheel"},
+                                                               {"version", CUWHEEL_VERSION},
+                                                               {"rules", rules_arr}}}}},
+                                  {"invocations", json::array({invocation})},
+                                  {"results", results}}});
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace cuwheel::check

@@ -1,0 +1,552 @@
+// Wheel (zip) reading. The central directory is parsed here with the
+// bounded reader; libzip does decompression and CRC checking. Section
+// numbers refer to PKWARE's APPNOTE.TXT 6.3.x.
+#include "cuwheel/wheel/wheel.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include "cuwheel/base/bytes.h"
+
+namespace cuwheel {
+
+namespace {
+
+constexpr uint32_t kEocdSig = 0x06054b50;       // 4.3.16
+constexpr uint32_t kZip64LocSig = 0x07064b50;   // 4.3.15
+constexpr uint32_t kZip64EocdSig = 0x06064b50;  // 4.3.14
+constexpr uint32_t kCentralSig = 0x02014b50;    // 4.3.12
+constexpr uint32_t kLocalSig = 0x04034b50;      // 4.3.7
+constexpr uint64_t kEocdSize = 22;
+constexpr uint64_t kMaxComment = 0xffff;
+
+// Random access to the archive bytes: pread on a file, or a memory view.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  virtual uint64_t size() const = 0;
+  // Reads exactly n bytes at offset into out; false when out of bounds or on
+  // an I/O error.
+  virtual bool read_at(uint64_t offset, uint64_t n, std::vector<uint8_t>& out) const = 0;
+};
+
+class FdSource : public ByteSource {
+ public:
+  FdSource(int fd, uint64_t size) : fd_(fd), size_(size) {}
+  ~FdSource() override {
+    if (fd_ >= 0) close(fd_);
+  }
+  uint64_t size() const override { return size_; }
+  bool read_at(uint64_t offset, uint64_t n, std::vector<uint8_t>& out) const override {
+    if (!in_bounds(size_, offset, n)) return false;
+    out.resize(static_cast<size_t>(n));
+    uint64_t done = 0;
+    while (done < n) {
+      ssize_t r = pread(fd_, out.data() + done, static_cast<size_t>(n - done),
+                        static_cast<off_t>(offset + done));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return false;
+      done += static_cast<uint64_t>(r);
+    }
+    return true;
+  }
+
+ private:
+  int fd_;
+  uint64_t size_;
+};
+
+class MemSource : public ByteSource {
+ public:
+  explicit MemSource(ByteView v) : v_(v) {}
+  uint64_t size() const override { return v_.size(); }
+  bool read_at(uint64_t offset, uint64_t n, std::vector<uint8_t>& out) const override {
+    auto s = slice(v_, offset, n);
+    if (!s) return false;
+    out.assign(s->begin(), s->end());
+    return true;
+  }
+
+ private:
+  ByteView v_;
+};
+
+struct ZipCloser {
+  void operator()(zip_t* za) const {
+    if (za) zip_discard(za);  // read-only: never write anything back
+  }
+};
+
+std::string libzip_open_error(int code) {
+  zip_error_t e;
+  zip_error_init_with_code(&e, code);
+  std::string msg = zip_error_strerror(&e);
+  zip_error_fini(&e);
+  return msg;
+}
+
+// Where the central directory is, per the (zip64) end records.
+struct CentralDirInfo {
+  uint64_t offset = 0, size = 0, entries = 0;
+};
+
+Expected<CentralDirInfo> find_central_directory(const ByteSource& src, const std::string& w) {
+  uint64_t fsize = src.size();
+  if (fsize < kEocdSize) return Error(w + ": not a zip archive: " + std::to_string(fsize) + " bytes is too short");
+  uint64_t tail_len = std::min(fsize, kEocdSize + kMaxComment);
+  uint64_t tail_start = fsize - tail_len;
+  std::vector<uint8_t> tail;
+  if (!src.read_at(tail_start, tail_len, tail)) return Error(w + ": cannot read the end of the archive");
+  ByteView tv(tail);
+  // Scan backwards for the EOCD signature. Prefer a record whose comment
+  // length reaches exactly the end of the file; otherwise take the last one.
+  std::optional<uint64_t> found, fallback;
+  for (uint64_t i = tail_len - kEocdSize + 1; i-- > 0;) {
+    uint32_t sig = 0;
+    load_le(tv, i, sig);
+    if (sig != kEocdSig) continue;
+    uint16_t clen = 0;
+    load_le(tv, i + 20, clen);
+    if (!fallback) fallback = i;
+    if (i + kEocdSize + clen == tail_len) {
+      found = i;
+      break;
+    }
+  }
+  if (!found) found = fallback;
+  if (!found) return Error(w + ": not a zip archive: no end of central directory record");
+  uint64_t eocd = *found;
+  Cursor c(tv, eocd + 4);
+  uint16_t disk = c.read<uint16_t>(), cd_disk = c.read<uint16_t>();
+  uint16_t n_here = c.read<uint16_t>(), n_total = c.read<uint16_t>();
+  uint32_t cd_size = c.read<uint32_t>(), cd_off = c.read<uint32_t>();
+  CentralDirInfo info{cd_off, cd_size, n_total};
+  uint64_t eocd_abs = tail_start + eocd;
+  uint64_t records_end = eocd_abs;  // the central directory must end before this
+
+  // A zip64 locator sits right before the EOCD (4.3.15).
+  uint32_t loc_sig = 0;
+  std::vector<uint8_t> loc;
+  if (eocd_abs >= 20 && src.read_at(eocd_abs - 20, 20, loc) && load_le(ByteView(loc), 0, loc_sig) &&
+      loc_sig == kZip64LocSig) {
+    Cursor lc(ByteView(loc), 4);
+    uint32_t z_disk = lc.read<uint32_t>();
+    uint64_t z_off = lc.read<uint64_t>();
+    uint32_t z_disks = lc.read<uint32_t>();
+    if (z_disk != 0 || z_disks > 1) return Error(w + ": multi-disk zip64 archives are not supported");
+    std::vector<uint8_t> rec;
+    if (!src.read_at(z_off, 56, rec))
+      return Error(w + ": zip64 end of central directory record at " + hex(z_off) + " is out of bounds");
+    Cursor rc{ByteView(rec)};
+    if (rc.read<uint32_t>() != kZip64EocdSig)
+      return Error(w + ": zip64 end of central directory record at " + hex(z_off) + " has no signature");
+    rc.skip(8 + 2 + 2);
+    uint32_t d = rc.read<uint32_t>(), dcd = rc.read<uint32_t>();
+    uint64_t e_here = rc.read<uint64_t>(), e_total = rc.read<uint64_t>();
+    info.size = rc.read<uint64_t>();
+    info.offset = rc.read<uint64_t>();
+    info.entries = e_total;
+    if (d != 0 || dcd != 0 || e_here != e_total) return Error(w + ": multi-disk archives are not supported");
+    records_end = z_off;
+  } else if (disk != 0 || cd_disk != 0 || n_here != n_total) {
+    return Error(w + ": multi-disk archives are not supported");
+  }
+  if (!in_bounds(records_end, info.offset, info.size))
+    return Error(w + ": central directory at " + hex(info.offset) + " (" + std::to_string(info.size) +
+                 " bytes) runs past the end records at " + hex(records_end));
+  return info;
+}
+
+uint32_t name_issues(std::string_view n) {
+  uint32_t out = 0;
+  if (n.empty()) return kIssueEmptyName;
+  if (n[0] == '/' || n[0] == '\\' ||
+      (n.size() >= 2 && n[1] == ':' && std::isalpha(static_cast<unsigned char>(n[0]))))
+    out |= kIssueAbsolute;
+  if (n.find('\\') != std::string_view::npos) out |= kIssueBackslash;
+  for (unsigned char c : n)
+    if (c < 0x20 || c == 0x7f) out |= kIssueControlChar;
+  size_t start = 0;
+  while (start <= n.size()) {
+    size_t end = n.find_first_of("/\\", start);
+    if (end == std::string_view::npos) end = n.size();
+    if (n.substr(start, end - start) == "..") out |= kIssueDotDot;
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+Expected<std::vector<ZipMember>> parse_central_directory(const ByteSource& src, const CentralDirInfo& info,
+                                                         const WheelLimits& limits, const std::string& w) {
+  if (info.size > limits.max_central_directory)
+    return Error(w + ": central directory of " + std::to_string(info.size) + " bytes exceeds the limit of " +
+                 std::to_string(limits.max_central_directory));
+  if (info.entries > limits.max_members)
+    return Error(w + ": " + std::to_string(info.entries) + " entries exceed the limit of " +
+                 std::to_string(limits.max_members));
+  // Every entry needs at least 46 bytes, so a count the size cannot hold is a lie.
+  if (info.entries > info.size / 46)
+    return Error(w + ": central directory of " + std::to_string(info.size) + " bytes cannot hold " +
+                 std::to_string(info.entries) + " entries");
+  std::vector<uint8_t> cd;
+  if (!src.read_at(info.offset, info.size, cd)) return Error(w + ": cannot read the central directory");
+  ByteView v(cd);
+  std::vector<ZipMember> members;
+  members.reserve(static_cast<size_t>(info.entries));
+  uint64_t pos = 0;
+  for (uint64_t i = 0; i < info.entries; ++i) {
+    const std::string where = w + ": central directory entry " + std::to_string(i) + " at " + hex(info.offset + pos);
+    Cursor c(v, pos);
+    if (c.read<uint32_t>() != kCentralSig) return Error(where + ": bad signature");
+    ZipMember m;
+    m.index = i;
+    c.skip(4);  // version made by, version needed
+    m.flags = c.read<uint16_t>();
+    m.method = c.read<uint16_t>();
+    c.skip(4);  // time, date
+    m.crc32 = c.read<uint32_t>();
+    uint32_t csize = c.read<uint32_t>(), usize = c.read<uint32_t>();
+    uint16_t name_len = c.read<uint16_t>(), extra_len = c.read<uint16_t>(), comment_len = c.read<uint16_t>();
+    uint16_t disk = c.read<uint16_t>();
+    c.skip(2 + 4);  // internal, external attributes
+    uint32_t off = c.read<uint32_t>();
+    if (!c.ok()) return Error(where + ": truncated");
+    auto name = slice(v, c.offset(), name_len);
+    auto extra = slice(v, c.offset() + name_len, extra_len);
+    if (!name || !extra || !in_bounds(v.size(), c.offset() + name_len + extra_len, comment_len))
+      return Error(where + ": name, extra field or comment runs past the central directory");
+    m.name.assign(reinterpret_cast<const char*>(name->data()), name->size());
+    m.compressed_size = csize;
+    m.uncompressed_size = usize;
+    m.local_header_offset = off;
+    // Zip64 extended information (4.5.3): only the fields whose 32-bit
+    // slot is 0xffffffff are present, in this order.
+    uint64_t xp = 0;
+    while (xp + 4 <= extra->size()) {
+      uint16_t id = 0, len = 0;
+      load_le(*extra, xp, id);
+      load_le(*extra, xp + 2, len);
+      auto body = slice(*extra, xp + 4, len);
+      if (!body) break;  // a malformed extra field; libzip decides whether that is fatal
+      if (id == 0x0001) {
+        Cursor zc(*body);
+        if (usize == 0xffffffffu) m.uncompressed_size = zc.read<uint64_t>();
+        if (csize == 0xffffffffu) m.compressed_size = zc.read<uint64_t>();
+        if (off == 0xffffffffu) m.local_header_offset = zc.read<uint64_t>();
+        if (!zc.ok()) return Error(where + ": zip64 extra field too short");
+        m.zip64 = true;
+      }
+      xp += 4 + len;
+    }
+    if (disk != 0 && disk != 0xffff) return Error(where + ": member on disk " + std::to_string(disk));
+    m.is_dir = !m.name.empty() && m.name.back() == '/';
+    m.issues = name_issues(m.name);
+    members.push_back(std::move(m));
+    pos = c.offset() + name_len + extra_len + comment_len;
+  }
+  // Duplicate and case-colliding names.
+  std::map<std::string, std::vector<size_t>, std::less<>> by_name, by_lower;
+  for (size_t i = 0; i < members.size(); ++i) {
+    by_name[members[i].name].push_back(i);
+    by_lower[ascii_lower(members[i].name)].push_back(i);
+  }
+  for (const auto& [_, idx] : by_name)
+    if (idx.size() > 1)
+      for (size_t i : idx) members[i].issues |= kIssueDuplicate;
+  for (const auto& [_, idx] : by_lower) {
+    if (idx.size() < 2) continue;
+    for (size_t i : idx)
+      for (size_t j : idx)
+        if (members[i].name != members[j].name) members[i].issues |= kIssueCaseCollision;
+  }
+  // Local headers (4.3.7): the name there must be the same.
+  std::vector<uint8_t> lh, lname;
+  for (auto& m : members) {
+    uint32_t sig = 0;
+    uint16_t ln = 0;
+    if (!src.read_at(m.local_header_offset, 30, lh) || !load_le(ByteView(lh), 0, sig) || sig != kLocalSig ||
+        !load_le(ByteView(lh), 26, ln)) {
+      m.issues |= kIssueBadLocalHeader;
+      continue;
+    }
+    if (!src.read_at(m.local_header_offset + 30, ln, lname)) {
+      m.issues |= kIssueBadLocalHeader;
+      continue;
+    }
+    if (std::string_view(reinterpret_cast<const char*>(lname.data()), lname.size()) != m.name)
+      m.issues |= kIssueLocalNameMismatch;
+  }
+  return members;
+}
+
+}  // namespace
+
+std::string describe_issues(uint32_t issues) {
+  static const std::pair<uint32_t, const char*> kNames[] = {
+      {kIssueEmptyName, "empty-name"},        {kIssueAbsolute, "absolute"},
+      {kIssueDotDot, "dot-dot"},              {kIssueBackslash, "backslash"},
+      {kIssueControlChar, "control-char"},    {kIssueDuplicate, "duplicate"},
+      {kIssueCaseCollision, "case-collision"}, {kIssueLocalNameMismatch, "local-name-mismatch"},
+      {kIssueBadLocalHeader, "bad-local-header"},
+  };
+  std::string out;
+  for (const auto& [bit, name] : kNames)
+    if (issues & bit) out += (out.empty() ? "" : ",") + std::string(name);
+  return out;
+}
+
+struct Wheel::Impl {
+  std::string path;
+  WheelLimits limits;
+  Blob memory;  // open_memory: keeps the bytes alive for libzip
+  std::unique_ptr<ByteSource> src;
+  std::unique_ptr<zip_t, ZipCloser> za;
+  std::vector<ZipMember> members;
+  uint64_t total_read = 0;
+
+  std::string where(const ZipMember& m) const {
+    return path + ": " + printable(m.name) + " (local header at " + hex(m.local_header_offset) + ")";
+  }
+};
+
+Wheel::Wheel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Wheel::Wheel(Wheel&&) noexcept = default;
+Wheel& Wheel::operator=(Wheel&&) noexcept = default;
+Wheel::~Wheel() = default;
+
+namespace {
+
+// Our parse of the central directory: done before libzip sees the archive,
+// so malformed input gets our (more precise) messages.
+Expected<std::vector<ZipMember>> read_members(const ByteSource& src, const WheelLimits& limits,
+                                              const std::string& w) {
+  auto info = find_central_directory(src, w);
+  if (!info) return info.error();
+  return parse_central_directory(src, *info, limits, w);
+}
+
+// libzip must see the same entries, in the same order, or indices would
+// point at different members.
+Status cross_check(zip_t* za, const std::vector<ZipMember>& members, const std::string& w) {
+  zip_int64_t n = zip_get_num_entries(za, 0);
+  if (n < 0 || static_cast<uint64_t>(n) != members.size())
+    return Error(w + ": libzip sees " + std::to_string(n) + " entries, the central directory has " +
+                 std::to_string(members.size()));
+  for (const auto& m : members) {
+    const char* zn = zip_get_name(za, m.index, ZIP_FL_ENC_RAW);
+    // zip_get_name gives a C string: a name with a NUL byte compares by
+    // its prefix, which is all libzip can report.
+    if (!zn || std::string_view(zn) != std::string_view(m.name.c_str()))
+      return Error(w + ": central directory entry " + std::to_string(m.index) +
+                   ": libzip reads a different name");
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Expected<Wheel> Wheel::open(const std::string& path, const WheelLimits& limits) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  impl->limits = limits;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error(path + ": cannot open: " + std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return Error(path + ": not a regular file");
+  }
+  impl->src = std::make_unique<FdSource>(fd, static_cast<uint64_t>(st.st_size));
+  auto members = read_members(*impl->src, limits, path);
+  if (!members) return members.error();
+  int code = 0;
+  zip_t* za = zip_open(path.c_str(), ZIP_RDONLY, &code);
+  if (!za) return Error(path + ": libzip: " + libzip_open_error(code));
+  impl->za.reset(za);
+  auto checked = cross_check(za, *members, path);
+  if (!checked) return checked.error();
+  impl->members = std::move(*members);
+  return Wheel(std::move(impl));
+}
+
+Expected<Wheel> Wheel::open_memory(Blob bytes, std::string display_name, const WheelLimits& limits) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = std::move(display_name);
+  impl->limits = limits;
+  impl->memory = std::move(bytes);
+  ByteView v = impl->memory.view();
+  impl->src = std::make_unique<MemSource>(v);
+  auto members = read_members(*impl->src, limits, impl->path);
+  if (!members) return members.error();
+  zip_error_t err;
+  zip_error_init(&err);
+  zip_source_t* zs = zip_source_buffer_create(v.data(), v.size(), 0, &err);
+  if (!zs) {
+    std::string msg = zip_error_strerror(&err);
+    zip_error_fini(&err);
+    return Error(impl->path + ": libzip: " + msg);
+  }
+  zip_t* za = zip_open_from_source(zs, ZIP_RDONLY, &err);
+  if (!za) {
+    std::string msg = zip_error_strerror(&err);
+    zip_error_fini(&err);
+    zip_source_free(zs);
+    return Error(impl->path + ": libzip: " + msg);
+  }
+  zip_error_fini(&err);
+  impl->za.reset(za);
+  auto checked = cross_check(za, *members, impl->path);
+  if (!checked) return checked.error();
+  impl->members = std::move(*members);
+  return Wheel(std::move(impl));
+}
+
+const std::string& Wheel::path() const { return impl_->path; }
+uint64_t Wheel::archive_size() const { return impl_->src->size(); }
+const std::vector<ZipMember>& Wheel::members() const { return impl_->members; }
+uint64_t Wheel::total_read() const { return impl_->total_read; }
+
+const ZipMember* Wheel::find(std::string_view name) const {
+  for (const auto& m : impl_->members)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+namespace {
+
+struct ZipFileCloser {
+  void operator()(zip_file_t* f) const {
+    if (f) zip_fclose(f);
+  }
+};
+using ZipFilePtr = std::unique_ptr<zip_file_t, ZipFileCloser>;
+
+bool write_all(int fd, const uint8_t* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+}  // namespace
+
+Expected<Blob> Wheel::read(const ZipMember& m) {
+  Impl& I = *impl_;
+  const WheelLimits& L = I.limits;
+  const std::string where = I.where(m);
+  if (m.index >= I.members.size() || I.members[m.index].name != m.name)
+    return Error(where + ": not a member of this wheel");
+  if (m.encrypted()) return Error(where + ": encrypted member");
+  if (m.uncompressed_size > L.max_member_size)
+    return Error(where + ": declared size " + std::to_string(m.uncompressed_size) +
+                 " bytes exceeds the limit of " + std::to_string(L.max_member_size));
+  if (m.uncompressed_size > L.ratio_min_size &&
+      (m.compressed_size == 0 || m.uncompressed_size / m.compressed_size > L.max_ratio))
+    return Error(where + ": declared compression ratio " + std::to_string(m.uncompressed_size) + "/" +
+                 std::to_string(m.compressed_size) + " exceeds " + std::to_string(L.max_ratio) +
+                 ":1 (zip bomb?)");
+  uint64_t budget_end = 0;
+  if (add_overflow(I.total_read, m.uncompressed_size, budget_end) || budget_end > L.max_total_read)
+    return Error(where + ": reading " + std::to_string(m.uncompressed_size) +
+                 " more bytes would exceed the limit of " + std::to_string(L.max_total_read) +
+                 " decompressed bytes per wheel");
+
+  ZipFilePtr zf(zip_fopen_index(I.za.get(), m.index, 0));
+  if (!zf) return Error(where + ": " + zip_strerror(I.za.get()));
+
+  const bool spill = m.uncompressed_size > L.in_memory_threshold;
+  int fd = -1;
+  if (spill) {
+    auto t = make_temp_file();
+    if (!t) return t.error().context(where);
+    fd = *t;
+  }
+  auto fail = [&](const std::string& msg) -> Expected<Blob> {
+    if (fd >= 0) close(fd);
+    return Error(where + ": " + msg);
+  };
+
+  // Read until libzip reports the end (that is when it checks the CRC),
+  // but never more than one byte past the declared size.
+  const uint64_t cap = m.uncompressed_size + 1;
+  const uint64_t chunk = std::max<uint64_t>(L.chunk_size, 1);
+  std::vector<uint8_t> heap;
+  std::vector<uint8_t> buf(spill ? static_cast<size_t>(chunk) : 0);
+  if (!spill) heap.reserve(static_cast<size_t>(std::min(m.uncompressed_size, L.in_memory_threshold)));
+  uint64_t got = 0;
+  for (;;) {
+    uint64_t want = std::min(chunk, cap - got);
+    if (want == 0) break;
+    uint8_t* dst;
+    if (spill) {
+      dst = buf.data();
+    } else {
+      heap.resize(static_cast<size_t>(got + want));
+      dst = heap.data() + got;
+    }
+    zip_int64_t r = zip_fread(zf.get(), dst, want);
+    if (r < 0) return fail(std::string("decompression failed: ") + zip_file_strerror(zf.get()));
+    if (r == 0) break;
+    if (spill && !write_all(fd, dst, static_cast<size_t>(r)))
+      return fail(std::string("cannot write the temporary file: ") + std::strerror(errno));
+    got += static_cast<uint64_t>(r);
+  }
+  I.total_read += got;
+  if (got > m.uncompressed_size)
+    return fail("data continues past the declared uncompressed size of " + std::to_string(m.uncompressed_size) +
+                " bytes");
+  if (got < m.uncompressed_size)
+    return fail("data ends after " + std::to_string(got) + " bytes, declared " +
+                std::to_string(m.uncompressed_size));
+  if (!spill) {
+    heap.resize(static_cast<size_t>(got));
+    return Blob::from_vector(std::move(heap));
+  }
+  auto blob = Blob::map_fd(fd, got, where);  // takes fd, even on failure
+  if (!blob) return blob.error();
+  return blob;
+}
+
+Expected<std::vector<uint8_t>> Wheel::peek(const ZipMember& m, uint64_t n) {
+  Impl& I = *impl_;
+  const std::string where = I.where(m);
+  if (m.index >= I.members.size() || I.members[m.index].name != m.name)
+    return Error(where + ": not a member of this wheel");
+  if (m.encrypted()) return Error(where + ": encrypted member");
+  n = std::min({n, m.uncompressed_size, I.limits.in_memory_threshold});
+  if (I.total_read + n > I.limits.max_total_read)
+    return Error(where + ": peek would exceed the decompressed byte limit");
+  ZipFilePtr zf(zip_fopen_index(I.za.get(), m.index, 0));
+  if (!zf) return Error(where + ": " + zip_strerror(I.za.get()));
+  std::vector<uint8_t> out(static_cast<size_t>(n));
+  uint64_t got = 0;
+  while (got < n) {
+    zip_int64_t r = zip_fread(zf.get(), out.data() + got, n - got);
+    if (r < 0) return Error(where + ": decompression failed: " + zip_file_strerror(zf.get()));
+    if (r == 0) break;
+    got += static_cast<uint64_t>(r);
+  }
+  out.resize(static_cast<size_t>(got));
+  I.total_read += got;
+  return out;
+}
+
+}  // namespace cuwheel
