@@ -1,4 +1,4 @@
-// libFuzzer target: architecture lists (include/cuwheel/arch.h). The first
+// libFuzzer target: architecture lists (include/cuwheel/cuda/arch.h). The first
 // byte picks the form (or detection) and a release; the rest is the list.
 // Whatever parses must format and re-parse to the same targets in every
 // form it can be written in, and the release checks must not crash.
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "cuwheel/arch.h"
+#include "cuwheel/cuda/arch.h"
 
 using namespace cuwheel::arch;
 

@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cuwheel/archive.h"
-#include "cuwheel/devicecode.h"
+#include "cuwheel/object/archive.h"
+#include "cuwheel/object/devicecode.h"
 
 using namespace cuwheel;
 

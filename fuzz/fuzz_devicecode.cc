@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "cuwheel/cuobjdump.h"
-#include "cuwheel/devicecode.h"
-#include "cuwheel/facts.h"
+#include "cuwheel/render/cuobjdump.h"
+#include "cuwheel/object/devicecode.h"
+#include "cuwheel/model/facts.h"
 
 using namespace cuwheel;
 

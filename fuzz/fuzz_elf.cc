@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cuwheel/elf.h"
-#include "cuwheel/facts.h"
+#include "cuwheel/object/elf.h"
+#include "cuwheel/model/facts.h"
 
 using namespace cuwheel;
 

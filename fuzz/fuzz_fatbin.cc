@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "cuwheel/cubin.h"
-#include "cuwheel/fatbin.h"
+#include "cuwheel/object/cubin.h"
+#include "cuwheel/object/fatbin.h"
 
 using namespace cuwheel;
 

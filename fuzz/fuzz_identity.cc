@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "cuwheel/identity.h"
+#include "cuwheel/release/identity.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view s(reinterpret_cast<const char*>(data), size);

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "cuwheel/hide_driver.h"
+#include "cuwheel/host/hide_driver.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto r = cuwheel::parse_ld_so_cache(cuwheel::ByteView(data, size), "ld.so.cache");

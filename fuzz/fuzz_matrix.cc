@@ -1,4 +1,4 @@
-// libFuzzer target: the matrix inputs (include/cuwheel/matrix.h). The first
+// libFuzzer target: the matrix inputs (include/cuwheel/release/matrix.h). The first
 // byte picks the parser: generator JSON (then filtered by a fixed policy in
 // normal and pull-request mode), a policy file, cuda.h / nvcc --version
 // text (identity's readers, which matrix --toolkit uses), or a
@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "cuwheel/identity.h"
-#include "cuwheel/matrix.h"
+#include "cuwheel/release/identity.h"
+#include "cuwheel/release/matrix.h"
 
 using namespace cuwheel::matrix;
 

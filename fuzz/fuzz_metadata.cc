@@ -7,10 +7,10 @@
 #include <string>
 #include <string_view>
 
-#include "cuwheel/digest.h"
-#include "cuwheel/metadata.h"
-#include "cuwheel/pep440.h"
-#include "cuwheel/pep508.h"
+#include "cuwheel/base/digest.h"
+#include "cuwheel/wheel/metadata.h"
+#include "cuwheel/wheel/pep440.h"
+#include "cuwheel/wheel/pep508.h"
 
 using namespace cuwheel;
 

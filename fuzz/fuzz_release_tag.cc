@@ -1,4 +1,4 @@
-// libFuzzer target: release tags and release policies (cuwheel/release.h).
+// libFuzzer target: release tags and release policies (cuwheel/release/release.h).
 // Input: the first line is a tag; the rest, when present, is the TOML text
 // of a policy (else the dyng policy of docs/release.md is used). Checks the
 // invariants the workflow relies on: an accepted tag is the prefix plus the
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "cuwheel/release.h"
+#include "cuwheel/release/release.h"
 
 using namespace cuwheel;
 using namespace cuwheel::release;

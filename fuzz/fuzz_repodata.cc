@@ -23,9 +23,9 @@
 #include <string_view>
 #include <vector>
 
-#include "cuwheel/fileio.h"
-#include "cuwheel/toolkit_lock.h"
-#include "cuwheel/toolkit_repo.h"
+#include "cuwheel/base/fileio.h"
+#include "cuwheel/toolkit/lock.h"
+#include "cuwheel/toolkit/repo.h"
 
 using namespace cuwheel;
 using namespace cuwheel::toolkit;

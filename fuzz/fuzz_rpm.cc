@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cuwheel/rpm.h"
+#include "cuwheel/toolkit/rpm.h"
 
 using namespace cuwheel;
 

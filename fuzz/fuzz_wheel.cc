@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "cuwheel/metadata.h"
-#include "cuwheel/pep508.h"
-#include "cuwheel/wheel.h"
+#include "cuwheel/wheel/metadata.h"
+#include "cuwheel/wheel/pep508.h"
+#include "cuwheel/wheel/wheel.h"
 
 using namespace cuwheel;
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints which release-named CUDA entry points each wheel of a CUDA library exports.
 
-  tools/cuda_symbol_releases.py WHEEL...
+  scripts/cuda_symbol_releases.py WHEEL...
 
 For example, with wheels fetched by
 `pip download --no-deps nvidia-nvjitlink-cu12==12.1.105` (and 12.4.127,
@@ -14,7 +14,7 @@ and reports:
   - the release suffixes `_<major>_<minor>` that its symbol names carry,
     with how many symbols carry each.
 
-This is the evidence behind cuwheel's symbol_release() (include/cuwheel/facts.h)
+This is the evidence behind cuwheel's symbol_release() (include/cuwheel/model/facts.h)
 and the rule dependency-floor-too-low: a release exports the names of its
 own and of every earlier release of its major, so the suffix is the first
 release that exports the name. Rerun it on new releases to confirm that this

@@ -9,11 +9,11 @@
 # transcript meant to be committed (docs/hide-driver.md quotes it).
 #
 # It builds nothing that needs the network or a CUDA toolkit: the two probe
-# programs come prebuilt from CHECK_DIR (tools/gpu-check/build.sh CHECK_DIR,
+# programs come prebuilt from CHECK_DIR (scripts/gpu-check/build.sh CHECK_DIR,
 # run where nvcc is installed); when CHECK_DIR lacks them and nvcc is
 # present, they are built into OUTDIR/bin.
 #
-# Usage: tools/gpu-hide-driver-check.sh BUILD_DIR OUTDIR [CHECK_DIR]
+# Usage: scripts/gpu-hide-driver-check.sh BUILD_DIR OUTDIR [CHECK_DIR]
 #   BUILD_DIR  holds the cuwheel binary (e.g. build, from `make build`)
 #   OUTDIR     receives hide-driver-gpu.txt (the transcript)
 #   CHECK_DIR  holds driver_probe and cudart_count (default build-gpucheck)
@@ -22,8 +22,8 @@
 # any of that does not hold; 2 on a usage error or missing binaries.
 set -u
 
-BUILD_DIR=${1:?usage: tools/gpu-hide-driver-check.sh BUILD_DIR OUTDIR [CHECK_DIR]}
-OUTDIR=${2:?usage: tools/gpu-hide-driver-check.sh BUILD_DIR OUTDIR [CHECK_DIR]}
+BUILD_DIR=${1:?usage: scripts/gpu-hide-driver-check.sh BUILD_DIR OUTDIR [CHECK_DIR]}
+OUTDIR=${2:?usage: scripts/gpu-hide-driver-check.sh BUILD_DIR OUTDIR [CHECK_DIR]}
 CHECK_DIR=${3:-build-gpucheck}
 CUWHEEL=$BUILD_DIR/cuwheel
 TRANSCRIPT=$OUTDIR/hide-driver-gpu.txt
@@ -40,7 +40,7 @@ if [ ! -x "$CHECK_DIR/driver_probe" ] || [ ! -x "$CHECK_DIR/cudart_count" ]; the
     CHECK_DIR=$OUTDIR/bin
   else
     echo "gpu-hide-driver-check: $CHECK_DIR/driver_probe and cudart_count are missing and nvcc is not installed;" \
-      "build them elsewhere with tools/gpu-check/build.sh $CHECK_DIR" >&2
+      "build them elsewhere with scripts/gpu-check/build.sh $CHECK_DIR" >&2
     exit 2
   fi
 fi
@@ -66,7 +66,7 @@ if ! "$CUWHEEL" --version >/dev/null 2>&1 && [ -f "$CHECK_DIR/cuwheel-libs.tar.g
 fi
 if ! "${CW[@]}" --version >/dev/null 2>&1; then
   echo "gpu-hide-driver-check: $CUWHEEL does not start here: $("${CW[@]}" --version 2>&1 | head -n 1)" >&2
-  echo "  copy its libraries along: tools/gpu-check/build.sh $CHECK_DIR $CUWHEEL" >&2
+  echo "  copy its libraries along: scripts/gpu-check/build.sh $CHECK_DIR $CUWHEEL" >&2
   exit 2
 fi
 # Paths stay as given (relative ones against this folder, which CMD keeps),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the two programs of tools/gpu-hide-driver-check.sh into OUT, on a
+# Builds the two programs of scripts/gpu-hide-driver-check.sh into OUT, on a
 # machine with a C compiler and the CUDA toolkit (nvcc); the GPU machine
 # that runs the check needs neither, only the driver.
 #   driver_probe   dlopen("libcuda.so.1") + driver API (cc, -ldl)
@@ -12,13 +12,13 @@
 # debug information (OUT/cuwheel; the same code, a tenth of the size) and
 # its shared libraries other than glibc's (libzip, libzstd, libcurl,
 # gpgme, libarchive and what they load) in OUT/cuwheel-libs.tar.gz: a GPU
-# machine need not have them installed. tools/gpu-hide-driver-check.sh
+# machine need not have them installed. scripts/gpu-hide-driver-check.sh
 # unpacks them only when cuwheel does not start without them, and then
 # starts cuwheel through the dynamic loader with --library-path, which
 # changes nothing for CMD.
-# Usage: tools/gpu-check/build.sh OUT [CUWHEEL]   (e.g. build-gpucheck build/cuwheel)
+# Usage: scripts/gpu-check/build.sh OUT [CUWHEEL]   (e.g. build-gpucheck build/cuwheel)
 set -euo pipefail
-OUT=${1:?usage: tools/gpu-check/build.sh OUT [CUWHEEL]}
+OUT=${1:?usage: scripts/gpu-check/build.sh OUT [CUWHEEL]}
 CUWHEEL=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}

@@ -4,13 +4,13 @@
 #include <filesystem>
 
 #include "cuwheel/object/archive.h"
-#include "cuwheel/check/check.h"
+#include "cuwheel/model/model.h"
 #include "cuwheel/base/digest.h"
 #include "cuwheel/model/inputs.h"
 
 namespace fs = std::filesystem;
 
-namespace cuwheel::check {
+namespace cuwheel::model {
 
 namespace {
 
@@ -338,4 +338,4 @@ Expected<std::vector<CheckModel>> build_models(const std::string& path, const Bu
   return out;
 }
 
-}  // namespace cuwheel::check
+}  // namespace cuwheel::model

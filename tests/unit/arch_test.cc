@@ -1,8 +1,8 @@
 // Architecture lists: the four forms, the named-form refusals, the release
-// tables and the release list (include/cuwheel/arch.h).
+// tables and the release list (include/cuwheel/cuda/arch.h).
 #include <gtest/gtest.h>
 
-#include "cuwheel/arch.h"
+#include "cuwheel/cuda/arch.h"
 
 using namespace cuwheel::arch;
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "byte_builders.h"
-#include "cuwheel/archive.h"
+#include "cuwheel/object/archive.h"
 
 using namespace cuwheel;
 using namespace cuwheel::testing;

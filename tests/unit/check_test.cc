@@ -7,8 +7,8 @@
 #include <fstream>
 #include <set>
 
-#include "cuwheel/check.h"
-#include "cuwheel/report.h"
+#include "cuwheel/check/check.h"
+#include "cuwheel/render/report.h"
 #include "check_test_util.h"
 
 using namespace cuwheel;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cuwheel/check.h"
+#include "cuwheel/check/check.h"
 
 namespace cuwheel::check::test_util {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "byte_builders.h"
-#include "cuwheel/cubin.h"
+#include "cuwheel/object/cubin.h"
 
 using namespace cuwheel;
 using namespace cuwheel::testing;

@@ -1,5 +1,5 @@
 // diff: member matching across versioned folders, library facts, growth limits.
-#include "cuwheel/diff.h"
+#include "cuwheel/release/diff.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "cuwheel/elf.h"
+#include "cuwheel/object/elf.h"
 
 using namespace cuwheel;
 

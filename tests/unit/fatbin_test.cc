@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "byte_builders.h"
-#include "cuwheel/check.h"
-#include "cuwheel/devicecode.h"
-#include "cuwheel/fatbin.h"
+#include "cuwheel/check/check.h"
+#include "cuwheel/object/devicecode.h"
+#include "cuwheel/object/fatbin.h"
 
 using namespace cuwheel;
 using namespace cuwheel::testing;

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "byte_builders.h"
-#include "cuwheel/cubin.h"
-#include "cuwheel/devicecode.h"
-#include "cuwheel/elf.h"
-#include "cuwheel/facts.h"
-#include "cuwheel/fatbin.h"
+#include "cuwheel/object/cubin.h"
+#include "cuwheel/object/devicecode.h"
+#include "cuwheel/object/elf.h"
+#include "cuwheel/model/facts.h"
+#include "cuwheel/object/fatbin.h"
 
 using namespace cuwheel;
 using namespace cuwheel::testing;

@@ -19,7 +19,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cuwheel/hide_driver.h"
+#include "cuwheel/host/hide_driver.h"
 
 namespace cuwheel {
 namespace {

@@ -1,4 +1,4 @@
-#include "cuwheel/identity.h"
+#include "cuwheel/release/identity.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -8,8 +8,8 @@
 #include <fstream>
 #include <random>
 
-#include "cuwheel/bytes.h"
-#include "cuwheel/fileio.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/base/fileio.h"
 
 namespace cuwheel::identity {
 namespace {

@@ -1,7 +1,7 @@
 // Unit tests for the soname classifier and its reverse lookups. Every row of
 // the tables is restated here from cuda-facts.md (sections 4, 5, 7) rather
 // than read back from the implementation, so a changed row fails a test.
-#include "cuwheel/libclass.h"
+#include "cuwheel/cuda/libclass.h"
 
 #include <gtest/gtest.h>
 

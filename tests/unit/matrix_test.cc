@@ -1,12 +1,12 @@
 // Build-matrix filtering: row classification, the policy file, every guard
 // (a case that fires it and one that does not), PR mode, toolkit detection
-// (include/cuwheel/matrix.h).
+// (include/cuwheel/release/matrix.h).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "cuwheel/matrix.h"
+#include "cuwheel/release/matrix.h"
 
 using namespace cuwheel::matrix;
 namespace fs = std::filesystem;

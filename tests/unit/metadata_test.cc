@@ -1,10 +1,10 @@
 // Wheel file names, METADATA, WHEEL, RECORD, entry points, .dist-info
 // location, and the RECORD digest helpers.
-#include "cuwheel/metadata.h"
+#include "cuwheel/wheel/metadata.h"
 
 #include <gtest/gtest.h>
 
-#include "cuwheel/digest.h"
+#include "cuwheel/base/digest.h"
 
 namespace cuwheel {
 namespace {

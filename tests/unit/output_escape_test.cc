@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cuwheel/bytes.h"
-#include "cuwheel/report.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/render/report.h"
 
 using namespace cuwheel;
 using namespace cuwheel::check;

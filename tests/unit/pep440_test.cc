@@ -1,6 +1,6 @@
 // PEP 440 versions and specifiers. Expected values follow the PEP's
 // examples and what `packaging` returns for the same input.
-#include "cuwheel/pep440.h"
+#include "cuwheel/wheel/pep440.h"
 
 #include <gtest/gtest.h>
 

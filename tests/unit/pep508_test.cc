@@ -1,6 +1,6 @@
 // PEP 508 requirements and markers, on the Requires-Dist lines of real CUDA
 // wheels (torch, jax, cupy, cuda-toolkit).
-#include "cuwheel/pep508.h"
+#include "cuwheel/wheel/pep508.h"
 
 #include <gtest/gtest.h>
 

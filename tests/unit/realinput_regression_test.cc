@@ -1,13 +1,13 @@
-// Regressions found by tools/compare-cuobjdump.sh on real inputs (CUDA 13.0
+// Regressions found by scripts/compare-cuobjdump.sh on real inputs (CUDA 13.0
 // toolkit libraries), each reduced to the minimal bytes built in memory.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "byte_builders.h"
-#include "cuwheel/cubin.h"
-#include "cuwheel/cuobjdump.h"
-#include "cuwheel/devicecode.h"
+#include "cuwheel/object/cubin.h"
+#include "cuwheel/render/cuobjdump.h"
+#include "cuwheel/object/devicecode.h"
 
 using namespace cuwheel;
 using namespace cuwheel::testing;

@@ -1,5 +1,5 @@
 // Release policy, tags, selection, plan, verify and split
-// (include/cuwheel/release.h). Release sets are written into a temporary
+// (include/cuwheel/release/release.h). Release sets are written into a temporary
 // folder with libzip (wheels) and libarchive (sdists).
 #include <archive.h>
 #include <archive_entry.h>
@@ -13,9 +13,9 @@
 #include <fstream>
 #include <map>
 
-#include "cuwheel/fileio.h"
-#include "cuwheel/metadata.h"
-#include "cuwheel/release.h"
+#include "cuwheel/base/fileio.h"
+#include "cuwheel/wheel/metadata.h"
+#include "cuwheel/release/release.h"
 
 namespace fs = std::filesystem;
 using namespace cuwheel;

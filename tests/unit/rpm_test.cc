@@ -1,7 +1,7 @@
 // RPM v4 reader: packages built byte by byte here (lead, signature header,
 // main header, payload) so each field and each bound can be set; signatures
 // made by gpg with throwaway keys in a temporary home.
-#include "cuwheel/rpm.h"
+#include "cuwheel/toolkit/rpm.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cuwheel/digest.h"
+#include "cuwheel/base/digest.h"
 
 using namespace cuwheel;
 namespace fs = std::filesystem;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "check_test_util.h"
-#include "cuwheel/check.h"
+#include "cuwheel/check/check.h"
 
 using namespace cuwheel;
 using namespace cuwheel::check;
@@ -346,7 +346,7 @@ TEST(RulesDevice, PtxNeedsNewerDriverIsaNewerThanTheTable) {
 }
 
 // uncovered-gpu's hint never suggests a target the policy's CUDA major cannot
-// build (the release table of cuwheel/arch.h: CUDA 13 removed sm_70).
+// build (the release table of cuwheel/cuda/arch.h: CUDA 13 removed sm_70).
 TEST(RulesDevice, UncoveredGpuHintKnowsWhatTheCudaMajorBuilds) {
   Policy p = gpus({"sm_70"});
   p.cuda_major = 13;

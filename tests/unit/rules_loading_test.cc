@@ -8,8 +8,8 @@
 #include <string>
 
 #include "check_test_util.h"
-#include "cuwheel/check.h"
-#include "cuwheel/facts.h"
+#include "cuwheel/check/check.h"
+#include "cuwheel/model/facts.h"
 
 using namespace cuwheel;
 using namespace cuwheel::check;

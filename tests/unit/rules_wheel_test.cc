@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "check_test_util.h"
-#include "cuwheel/check.h"
+#include "cuwheel/check/check.h"
 
 using namespace cuwheel;
 using namespace cuwheel::check;

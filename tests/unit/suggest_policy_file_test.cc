@@ -1,5 +1,5 @@
-// The shared "did you mean" measure (src/suggest.h) and the policy file
-// search that check, matrix and release share (src/policy_file.h).
+// The shared "did you mean" measure (src/base/suggest.h) and the policy file
+// search that check, matrix and release share (src/base/policy_file.h).
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
@@ -9,11 +9,11 @@
 #include <fstream>
 #include <string>
 
-#include "../../src/policy_file.h"
-#include "../../src/suggest.h"
-#include "cuwheel/check.h"
-#include "cuwheel/matrix.h"
-#include "cuwheel/release.h"
+#include "base/policy_file.h"
+#include "base/suggest.h"
+#include "cuwheel/check/check.h"
+#include "cuwheel/release/matrix.h"
+#include "cuwheel/release/release.h"
 
 namespace {
 

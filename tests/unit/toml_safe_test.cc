@@ -1,4 +1,4 @@
-// Every TOML reader of the project goes through src/toml_safe.h: text that
+// Every TOML reader of the project goes through src/base/toml_safe.h: text that
 // makes toml++ 3.3.0 assert or reach undefined behaviour is an error with a
 // line number in each of them, never a crash (run under ASan+UBSan).
 #include <gtest/gtest.h>
@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "../../src/toml_safe.h"
-#include "cuwheel/check.h"
-#include "cuwheel/matrix.h"
-#include "cuwheel/release.h"
-#include "cuwheel/toolkit_lock.h"
+#include "base/toml_safe.h"
+#include "cuwheel/check/check.h"
+#include "cuwheel/release/matrix.h"
+#include "cuwheel/release/release.h"
+#include "cuwheel/toolkit/lock.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // signed path is covered by rpm_test.cc and tests/e2e/toolkit_fetch_test.sh),
 // extract (RPMs with a cpio payload written here with libarchive) and check
 // (fake nvcc scripts).
-#include "cuwheel/toolkit_fetch.h"
+#include "cuwheel/toolkit/fetch.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -15,7 +15,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cuwheel/digest.h"
+#include "cuwheel/base/digest.h"
 
 using namespace cuwheel;
 using namespace cuwheel::toolkit;

@@ -1,12 +1,12 @@
 // http_get / http_download over local paths and file:// URLs, and URL
-// joining (include/cuwheel/toolkit_http.h). The HTTP path itself is
+// joining (include/cuwheel/toolkit/http.h). The HTTP path itself is
 // exercised end to end by tests/e2e/toolkit_lock_test.sh on loopback.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "cuwheel/toolkit_http.h"
+#include "cuwheel/toolkit/http.h"
 
 namespace cuwheel::toolkit {
 namespace {

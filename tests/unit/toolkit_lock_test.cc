@@ -1,11 +1,11 @@
-// The toolkit lock file (include/cuwheel/toolkit_lock.h): canonical form,
+// The toolkit lock file (include/cuwheel/toolkit/lock.h): canonical form,
 // round trip, upsert, and the errors read_lock reports.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "cuwheel/toolkit_lock.h"
+#include "cuwheel/toolkit/lock.h"
 
 namespace cuwheel::toolkit {
 namespace {

@@ -1,5 +1,5 @@
 // rpmvercmp, EVR ranges, repomd/primary parsing, decompression and
-// requirement resolution (include/cuwheel/toolkit_repo.h).
+// requirement resolution (include/cuwheel/toolkit/repo.h).
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cuwheel/digest.h"
-#include "cuwheel/toolkit_http.h"
-#include "cuwheel/toolkit_repo.h"
+#include "cuwheel/base/digest.h"
+#include "cuwheel/toolkit/http.h"
+#include "cuwheel/toolkit/repo.h"
 
 namespace cuwheel::toolkit {
 namespace {

@@ -2,7 +2,7 @@
 // libzip, and hand-assembled ones (APPNOTE.TXT layouts) for what libzip
 // will not write: zip64 records, data descriptors, lying sizes, bad CRCs,
 // hostile names.
-#include "cuwheel/wheel.h"
+#include "cuwheel/wheel/wheel.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,9 +11,9 @@
 #include <cstdio>
 #include <fstream>
 
-#include "cuwheel/digest.h"
-#include "cuwheel/metadata.h"
-#include "cuwheel/pep508.h"
+#include "cuwheel/base/digest.h"
+#include "cuwheel/wheel/metadata.h"
+#include "cuwheel/wheel/pep508.h"
 
 namespace cuwheel {
 namespace {

@@ -23,7 +23,7 @@ namespace CLI {
 class App;
 }
 
-#include "cuwheel/inputs.h"
+#include "cuwheel/model/inputs.h"
 
 namespace cuwheel::cli {
 
@@ -116,7 +116,7 @@ class Progress {
   std::unique_ptr<State> st_;
 };
 
-/// Walks each path with `visitor` (cuwheel/inputs.h), updating `progress`;
+/// Walks each path with `visitor` (cuwheel/model/inputs.h), updating `progress`;
 /// `missing(path, error)` is called for a path that cannot be opened at all.
 void walk_paths(const std::vector<std::string>& paths, InputVisitor& visitor, Progress& progress,
                 const std::function<void(const std::string&, const Error&)>& missing);

@@ -16,9 +16,9 @@
 #include <iterator>
 
 #include "cli.h"
-#include "cuwheel/arch.h"
-#include "cuwheel/bytes.h"
-#include "cuwheel/fileio.h"
+#include "cuwheel/cuda/arch.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/base/fileio.h"
 
 namespace cuwheel::cli {
 

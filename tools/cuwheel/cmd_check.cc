@@ -11,8 +11,8 @@
 #include <tuple>
 
 #include "cli.h"
-#include "cuwheel/check.h"
-#include "cuwheel/report.h"
+#include "cuwheel/check/check.h"
+#include "cuwheel/render/report.h"
 
 namespace cuwheel::cli {
 

@@ -1,5 +1,5 @@
 // `cuwheel diff OLD.whl NEW.whl`: what changed between two builds of a
-// wheel (include/cuwheel/diff.h), and a growth gate for CI:
+// wheel (include/cuwheel/release/diff.h), and a growth gate for CI:
 // `--max-growth 10%` or `--max-growth 50MB` on the wheel file,
 // `--max-installed-growth` on the installed size. Exit status 0 within the
 // limits (or none given), 1 over a limit, 2 when a wheel cannot be read or
@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "cuwheel/diff.h"
+#include "cuwheel/release/diff.h"
 
 namespace cuwheel::cli {
 

@@ -1,7 +1,7 @@
 // `cuwheel identity show|check|stamp`: the build identity of the current
 // configuration (CUDA major from the toolkit plus declared flags), the keyed
 // folder for generated sources, and the stamp of the last completed build.
-// Library side: include/cuwheel/identity.h. Docs: docs/identity.md.
+// Library side: include/cuwheel/release/identity.h. Docs: docs/identity.md.
 //
 //   show   prints the identity, its parts and the keyed folder
 //   check  exit 0 when the stamp equals the identity, 1 when it differs or
@@ -14,8 +14,8 @@
 #include <optional>
 
 #include "cli.h"
-#include "cuwheel/bytes.h"
-#include "cuwheel/identity.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/release/identity.h"
 
 namespace cuwheel::cli {
 

@@ -17,10 +17,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "cuwheel/archive.h"
-#include "cuwheel/cuobjdump.h"
-#include "cuwheel/devicecode.h"
-#include "cuwheel/inputs.h"
+#include "cuwheel/object/archive.h"
+#include "cuwheel/render/cuobjdump.h"
+#include "cuwheel/object/devicecode.h"
+#include "cuwheel/model/inputs.h"
 
 namespace cuwheel::cli {
 

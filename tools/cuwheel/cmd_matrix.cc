@@ -12,9 +12,9 @@
 #include <map>
 
 #include "cli.h"
-#include "cuwheel/bytes.h"
-#include "cuwheel/fileio.h"
-#include "cuwheel/matrix.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/base/fileio.h"
+#include "cuwheel/release/matrix.h"
 
 namespace cuwheel::cli {
 

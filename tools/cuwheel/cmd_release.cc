@@ -1,6 +1,6 @@
 // cuwheel release select|verify|split|plan: which distributions a tag
 // releases, whether a folder holds exactly that release set, one folder per
-// distribution, and the publish order. Library: cuwheel/release.h; user
+// distribution, and the publish order. Library: cuwheel/release/release.h; user
 // documentation and JSON fields: docs/release.md.
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../../src/policy_file.h"
+#include "base/policy_file.h"
 #include "cli.h"
-#include "cuwheel/bytes.h"
-#include "cuwheel/release.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/release/release.h"
 
 namespace cuwheel::cli {
 

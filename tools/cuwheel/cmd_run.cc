@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "cuwheel/hide_driver.h"
+#include "cuwheel/host/hide_driver.h"
 
 namespace cuwheel::cli {
 

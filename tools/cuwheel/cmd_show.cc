@@ -9,11 +9,11 @@
 #include <set>
 
 #include "cli.h"
-#include "cuwheel/devicecode.h"
-#include "cuwheel/facts.h"
-#include "cuwheel/inputs.h"
-#include "cuwheel/libclass.h"
-#include "cuwheel/wheel.h"
+#include "cuwheel/object/devicecode.h"
+#include "cuwheel/model/facts.h"
+#include "cuwheel/model/inputs.h"
+#include "cuwheel/cuda/libclass.h"
+#include "cuwheel/wheel/wheel.h"
 
 namespace cuwheel::cli {
 
@@ -82,7 +82,7 @@ json needed_json(const std::string& soname, const std::map<std::string, std::str
 }
 
 // Text output shows names read from input (sonames, paths, RUNPATH entries,
-// metadata strings) through printable() (include/cuwheel/bytes.h), so a
+// metadata strings) through printable() (include/cuwheel/base/bytes.h), so a
 // control byte in one cannot reach the terminal as itself.
 std::string esc(const json& v) { return printable(v.get<std::string>()); }
 std::vector<std::string> esc_all(const json& v) {

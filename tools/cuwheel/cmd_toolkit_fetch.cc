@@ -1,6 +1,6 @@
 // `cuwheel toolkit download|verify|extract|check`: getting the pinned CUDA
 // toolkit onto a build machine and checking it before the build. Library
-// side: include/cuwheel/toolkit_fetch.h. Docs: docs/toolkit.md.
+// side: include/cuwheel/toolkit/fetch.h. Docs: docs/toolkit.md.
 //
 //   download  fetch the locked RPMs into a folder, every digest and
 //             signature checked; writes SHA256SUMS
@@ -17,9 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "cuwheel/bytes.h"
-#include "cuwheel/toolkit_fetch.h"
-#include "cuwheel/toolkit_lock.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/toolkit/fetch.h"
+#include "cuwheel/toolkit/lock.h"
 
 namespace cuwheel::cli {
 

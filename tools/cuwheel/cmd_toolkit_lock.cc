@@ -25,10 +25,10 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "cuwheel/fileio.h"
-#include "cuwheel/toolkit_http.h"
-#include "cuwheel/toolkit_lock.h"
-#include "cuwheel/toolkit_repo.h"
+#include "cuwheel/base/fileio.h"
+#include "cuwheel/toolkit/http.h"
+#include "cuwheel/toolkit/lock.h"
+#include "cuwheel/toolkit/repo.h"
 
 namespace cuwheel::cli {
 

@@ -11,7 +11,7 @@
 #include <iostream>
 
 #include "cli.h"
-#include "cuwheel/bytes.h"
+#include "cuwheel/base/bytes.h"
 
 namespace cuwheel::cli {
 
@@ -47,7 +47,7 @@ std::string decimal_number_error(const std::string& text) {
 
 // Messages carry names read from input (member names, paths, sonames):
 // printable() keeps a control character in one from reaching the terminal
-// or a CI log as itself (include/cuwheel/bytes.h).
+// or a CI log as itself (include/cuwheel/base/bytes.h).
 void print_error(const std::string& where, const std::string& message) {
   std::fprintf(stderr, "cuwheel: error: %s\n", printable(located(where, message)).c_str());
 }

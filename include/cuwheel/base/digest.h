@@ -16,8 +16,8 @@
 #include <string>
 #include <string_view>
 
-#include "cuwheel/bytes.h"
-#include "cuwheel/expected.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/base/expected.h"
 
 namespace cuwheel {
 

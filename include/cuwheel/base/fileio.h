@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "cuwheel/expected.h"
+#include "cuwheel/base/expected.h"
 
 namespace cuwheel {
 

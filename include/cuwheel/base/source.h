@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "cuwheel/bytes.h"
-#include "cuwheel/expected.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/base/expected.h"
 
 namespace cuwheel {
 

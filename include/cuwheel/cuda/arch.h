@@ -43,7 +43,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cuwheel/expected.h"
+#include "cuwheel/base/expected.h"
 
 namespace cuwheel::arch {
 

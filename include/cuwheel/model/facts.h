@@ -9,13 +9,13 @@
 #include <string_view>
 #include <vector>
 
-#include "cuwheel/bytes.h"
-#include "cuwheel/devicecode.h"
-#include "cuwheel/elf.h"
-#include "cuwheel/expected.h"
-#include "cuwheel/libclass.h"
-#include "cuwheel/metadata.h"
-#include "cuwheel/wheel.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/object/devicecode.h"
+#include "cuwheel/object/elf.h"
+#include "cuwheel/base/expected.h"
+#include "cuwheel/cuda/libclass.h"
+#include "cuwheel/wheel/metadata.h"
+#include "cuwheel/wheel/wheel.h"
 
 namespace cuwheel {
 
@@ -79,7 +79,7 @@ struct CudaSymbolNeed {
 /// release keeps exporting the names of every earlier release of its major
 /// (nvidia-nvjitlink-cu12 12.1.105 exports the `_12_0` and `_12_1` names,
 /// 12.4.127 `_12_0` to `_12_4`, 12.9.86 `_12_0` to `_12_9`;
-/// tools/cuda_symbol_releases.py regenerates this from wheels). Returns the
+/// scripts/cuda_symbol_releases.py regenerates this from wheels). Returns the
 /// release for a name ending in `_<major>_<minor>` whose major is the
 /// soname's major (`file` "libnvJitLink.so.12" and "..._12_4" -> 12.4);
 /// nullopt for every other symbol.

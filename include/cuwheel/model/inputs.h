@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "cuwheel/bytes.h"
-#include "cuwheel/expected.h"
-#include "cuwheel/source.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/base/expected.h"
+#include "cuwheel/base/source.h"
 
 namespace cuwheel {
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "cuwheel/bytes.h"
-#include "cuwheel/cubin.h"
-#include "cuwheel/expected.h"
-#include "cuwheel/fatbin.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/object/cubin.h"
+#include "cuwheel/base/expected.h"
+#include "cuwheel/object/fatbin.h"
 
 namespace cuwheel {
 

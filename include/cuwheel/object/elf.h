@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cuwheel/bytes.h"
-#include "cuwheel/expected.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/base/expected.h"
 
 namespace cuwheel::elf {
 

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "cuwheel/bytes.h"
-#include "cuwheel/elf.h"
-#include "cuwheel/expected.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/object/elf.h"
+#include "cuwheel/base/expected.h"
 
 namespace cuwheel::fatbin {
 

@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cuwheel/check.h"
-#include "cuwheel/expected.h"
+#include "cuwheel/check/check.h"
+#include "cuwheel/base/expected.h"
 
 namespace cuwheel::diff {
 

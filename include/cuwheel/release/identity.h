@@ -39,7 +39,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cuwheel/expected.h"
+#include "cuwheel/base/expected.h"
 
 namespace cuwheel::identity {
 
@@ -117,7 +117,7 @@ Expected<Identity> make_identity(int cuda_major, const std::vector<std::string>&
 /// Parses a canonical identity string (as written in a stamp). Errors: not
 /// of the canonical form (including unsorted or duplicated components: a
 /// stamp is only ever written canonical); more than one line; a NUL byte.
-/// The message quotes the whole text through printable() (cuwheel/bytes.h;
+/// The message quotes the whole text through printable() (cuwheel/base/bytes.h;
 /// a line break shows as \x0a), cut at 120 bytes.
 Expected<Identity> parse_identity(std::string_view text);
 
@@ -149,7 +149,7 @@ struct StampCheck {
 /// CR, LF) before and after the identity is ignored; offsets in a
 /// malformed-stamp message count from the first byte that is not. Every
 /// piece of `message` and `changes` quoted from the stamp or the path is
-/// escaped by printable() (include/cuwheel/bytes.h). Errors: the stamp exists but
+/// escaped by printable() (include/cuwheel/base/bytes.h). Errors: the stamp exists but
 /// cannot be read (a folder, no permission, too large).
 Expected<StampCheck> check_stamp(const std::string& path, const Identity& current);
 

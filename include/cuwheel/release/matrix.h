@@ -28,8 +28,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cuwheel/expected.h"
-#include "cuwheel/identity.h"
+#include "cuwheel/base/expected.h"
+#include "cuwheel/release/identity.h"
 
 namespace cuwheel::matrix {
 
@@ -150,7 +150,7 @@ inline constexpr size_t kMaxDepth = 128;
 Expected<std::vector<Row>> parse_rows(std::string_view text, const std::string& name, bool* single_row = nullptr);
 
 /// The CUDA toolkit a build uses, from nvcc or cuda.h: identity's type
-/// (include/cuwheel/identity.h), so both commands read a toolkit the same
+/// (include/cuwheel/release/identity.h), so both commands read a toolkit the same
 /// way and accept and refuse the same text.
 using ToolkitVersion = identity::ToolkitVersion;
 
@@ -214,7 +214,7 @@ std::string row_arch(const Row& row, const Policy& policy);
 /// Applies `policy` to `rows`. Never fails: every problem is a Finding.
 /// Every value from the rows, the policy or the options that a Finding's
 /// message or a Dropped reason quotes is passed through printable()
-/// (cuwheel/bytes.h): a NUL, a control character or invalid UTF-8 shows
+/// (cuwheel/base/bytes.h): a NUL, a control character or invalid UTF-8 shows
 /// as \xNN and cannot cut a message short or start a new output line.
 Result filter(const std::vector<Row>& rows, const Policy& policy, const Options& options);
 

@@ -37,8 +37,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cuwheel/expected.h"
-#include "cuwheel/pep440.h"
+#include "cuwheel/base/expected.h"
+#include "cuwheel/wheel/pep440.h"
 
 namespace cuwheel::release {
 

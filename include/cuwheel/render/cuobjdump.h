@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "cuwheel/devicecode.h"
-#include "cuwheel/expected.h"
+#include "cuwheel/object/devicecode.h"
+#include "cuwheel/base/expected.h"
 
 namespace cuwheel::cuobjdump {
 

@@ -1,11 +1,11 @@
 // cuwheel: rendering check findings. One renderer per format, each in its
-// own src/report_<format>.cc; all take the same findings and summary.
+// own src/render/report_<format>.cc; all take the same findings and summary.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "cuwheel/check.h"
+#include "cuwheel/check/check.h"
 
 namespace cuwheel::check {
 
@@ -50,7 +50,7 @@ std::string render_json(const std::vector<Finding>& findings, const ReportSummar
 std::string render_sarif(const std::vector<Finding>& findings, const ReportSummary& summary);
 
 /// GitHub Actions workflow commands (::error file=...::message). Values
-/// go through printable() (cuwheel/bytes.h), then the workflow-command
+/// go through printable() (cuwheel/base/bytes.h), then the workflow-command
 /// escapes: %25 %0D %0A in the message, also %3A %2C in properties.
 std::string render_github(const std::vector<Finding>& findings, const ReportSummary& summary);
 

@@ -3,13 +3,13 @@
 // check that tree before a build starts. Users' view: docs/toolkit.md
 // (sections download, verify, extract, check).
 //
-// Trust chain. The lock (cuwheel/toolkit_lock.h) pins each file's SHA-256
+// Trust chain. The lock (cuwheel/toolkit/lock.h) pins each file's SHA-256
 // and size, and the repository key's OpenPGP fingerprint. A file is
 // accepted only when (1) its size and SHA-256 are the pinned ones, and, when
 // the lock pins a fingerprint, (2) the key fetched from key_url has that
 // fingerprint, (3) the RPM's header carries a good signature by that key
 // and (4) the payload's SHA-256 is the one the signed header records
-// (cuwheel/rpm.h). Files that fail are never left under their final name.
+// (cuwheel/toolkit/rpm.h). Files that fail are never left under their final name.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cuwheel/expected.h"
-#include "cuwheel/toolkit_lock.h"
+#include "cuwheel/base/expected.h"
+#include "cuwheel/toolkit/lock.h"
 
 namespace cuwheel::toolkit {
 
@@ -113,7 +113,7 @@ Expected<std::string> local_name(const LockedRpm& rpm);
 
 /// `cuwheel toolkit download`. Creates `dest` if needed. When the toolkit
 /// pins a key fingerprint and `signatures` is true, fetches `key_url`
-/// (http_get, cuwheel/toolkit_http.h; 1 MiB at most), accepts it only with
+/// (http_get, cuwheel/toolkit/http.h; 1 MiB at most), accepts it only with
 /// the pinned fingerprint and stores it atomically as dest/<last component
 /// of key_url>. Then for each locked RPM: a file already at dest/<name> is
 /// reused only when its size, SHA-256 (and signature) are right; otherwise

@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <string>
 
-#include "cuwheel/expected.h"
+#include "cuwheel/base/expected.h"
 
 namespace cuwheel::toolkit {
 

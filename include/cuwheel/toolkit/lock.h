@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "cuwheel/expected.h"
+#include "cuwheel/base/expected.h"
 
 namespace cuwheel::toolkit {
 

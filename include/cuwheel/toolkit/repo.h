@@ -46,7 +46,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cuwheel/expected.h"
+#include "cuwheel/base/expected.h"
 
 namespace cuwheel::toolkit {
 

@@ -35,8 +35,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cuwheel/bytes.h"
-#include "cuwheel/expected.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/base/expected.h"
 
 namespace cuwheel::rpm {
 

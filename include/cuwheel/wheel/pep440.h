@@ -20,7 +20,7 @@
 #include <variant>
 #include <vector>
 
-#include "cuwheel/expected.h"
+#include "cuwheel/base/expected.h"
 
 namespace cuwheel {
 

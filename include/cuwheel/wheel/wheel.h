@@ -30,8 +30,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cuwheel/expected.h"
-#include "cuwheel/source.h"
+#include "cuwheel/base/expected.h"
+#include "cuwheel/base/source.h"
 
 namespace cuwheel {
 

@@ -1,4 +1,4 @@
-// Helpers shared by the loading rules (src/rules/*.cc of group "loading"):
+// Helpers shared by the loading rules (src/check/rules/*.cc of group "loading"):
 // where a library sits in the install tree, what its RPATH/RUNPATH entries
 // resolve to, and which NVIDIA distributions the wheel's Requires-Dist
 // declares. Pure functions of the model; no I/O.

@@ -1,0 +1,96 @@
+// cuwheel: the model of one input as every consumer sees it.
+//
+// build_models() reads each input once (a wheel member by member, a shared
+// library, a directory of wheels or an installed environment) into a
+// CheckModel: metadata, members, RECORD digests, and per ELF file its load
+// facts, exported symbols and device code. The check rules (check/check.h),
+// `diff` and the release commands read models; none of them reads files.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuwheel/base/expected.h"
+#include "cuwheel/model/facts.h"
+#include "cuwheel/object/devicecode.h"
+#include "cuwheel/wheel/metadata.h"
+#include "cuwheel/wheel/wheel.h"
+
+namespace cuwheel::model {
+
+/// One ELF file of a wheel or directory.
+struct LibraryModel {
+  std::string member;        ///< path inside the wheel/directory ("" for a plain file)
+  std::string archive_member;///< member of a static archive ("" otherwise)
+  std::string owner;         ///< directories: distribution from RECORD
+  uint64_t size = 0;
+  bool is_elf = false;
+  LoadFacts load;            ///< valid when is_elf
+  std::vector<std::string> exports;  ///< defined global/weak dynamic symbols (functions and objects)
+  std::vector<bool> export_weak;     ///< parallel to exports: STB_WEAK (inline/template copies the loader merges)
+  std::vector<elf::VersionNeed> version_needs;
+  std::vector<std::string> version_need_files;  ///< files named in .gnu.version_r
+  std::vector<CudaSymbolNeed> cuda_symbol_needs;  ///< undefined symbols bound to versions of CUDA libraries
+  DeviceCode device;         ///< entries with cubin architectures (Depth::arch)
+  DeviceSummary summary;
+  std::string error;         ///< why facts are missing ("" when fine)
+};
+
+/// A wheel member as the checks see it.
+struct MemberModel {
+  std::string name;
+  uint64_t compressed_size = 0, size = 0;
+  uint32_t crc32 = 0;          ///< CRC-32 declared in the central directory (APPNOTE 4.4.7)
+  uint32_t issues = 0;         ///< MemberIssue bits (wheel.h)
+  std::string digest;          ///< RECORD form "sha256=<b64>" (algorithm of its RECORD line), "" when unread
+  bool read_ok = false;
+  std::string read_error;
+};
+
+/// Everything the rules know about one input.
+struct CheckModel {
+  std::string path;            ///< as given
+  enum class Kind { wheel, library, directory } kind = Kind::wheel;
+  // Wheels.
+  std::string filename;
+  std::optional<WheelFilename> parsed_filename;
+  std::string filename_error;
+  std::string dist_info;
+  std::optional<CoreMetadata> metadata;
+  std::string metadata_error;
+  std::vector<std::string> metadata_warnings;
+  std::optional<WheelInfo> wheel_info;
+  std::string wheel_info_error;
+  std::optional<Record> record;
+  std::string record_error;
+  std::vector<EntryPoint> entry_points;
+  std::vector<MemberModel> members;
+  uint64_t archive_size = 0;   ///< bytes of the wheel file
+  // All inputs.
+  std::vector<LibraryModel> libraries;
+  std::vector<std::pair<std::string, std::string>> read_errors;  ///< (where, message)
+  /// The input could not be opened at all (a wheel in a folder of wheels
+  /// that is not a readable zip): the model holds only `path` and
+  /// read_errors. It is no checked input: rules are not run on it and the
+  /// summary does not count it, as for the same wheel given by name.
+  bool unreadable = false;
+};
+
+struct BuildOptions {
+  /// Hash every member for the RECORD check (reads every member in full).
+  bool hash_members = true;
+};
+
+/// Builds one model per input: a wheel, a shared library or object, a
+/// directory of wheels (one model per wheel), or an installed environment
+/// (one model of kind directory). Unreadable inputs give an Error; a wheel
+/// of a folder that cannot be opened gives a model with `unreadable` set;
+/// problems inside an input are kept in CheckModel::read_errors.
+Expected<std::vector<CheckModel>> build_models(const std::string& path, const BuildOptions& opts,
+                                               const std::function<void(const std::string&)>& progress = {});
+
+}  // namespace cuwheel::model
