@@ -1,11 +1,11 @@
-// libFuzzer target: the ld.so.cache reader (hide_driver.h). Any input must
+// libFuzzer target: the ld.so.cache reader (host/ldcache.h). Any input must
 // parse or fail with an Error, never read out of bounds; what parses must
 // hold only NUL-free strings no longer than ldconfig's PATH_MAX.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 
-#include "cuwheel/host/hide_driver.h"
+#include "cuwheel/host/ldcache.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto r = cuwheel::parse_ld_so_cache(cuwheel::ByteView(data, size), "ld.so.cache");

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "cuwheel/base/bytes.h"
-#include "cuwheel/host/hide_driver.h"
+#include "cuwheel/host/ldcache.h"
 
 namespace cuwheel {
 
