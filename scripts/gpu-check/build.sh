@@ -3,6 +3,7 @@
 # machine with a C compiler and the CUDA toolkit (nvcc); the GPU machine
 # that runs the check needs neither, only the driver.
 #   driver_probe   dlopen("libcuda.so.1") + driver API (cc, -ldl)
+#   host_report    the host layer's driver queries (host-driver-check.sh)
 #   cudart_count   cudaGetDeviceCount through the static CUDA runtime
 #                  (nvcc -cudart static: libcudart is linked in, so the
 #                  program needs no CUDA library at run time besides the
@@ -26,6 +27,16 @@ mkdir -p "$OUT"
 ${CC:-cc} -O2 -Wall -o "$OUT/driver_probe" "$HERE/driver_probe.c" -ldl
 "$NVCC" -O2 -cudart static -o "$OUT/cudart_count" "$HERE/cudart_count.cu"
 "$NVCC" --version | tail -n 2 >"$OUT/nvcc-version.txt"
+# host_report (scripts/gpu-check/host-driver-check.sh): the host layer's
+# driver queries, from a `make build` tree (BUILD, default build/), with
+# the toolkit's stub libcuda.so and an empty file to load instead of it.
+BUILD=${BUILD:-$HERE/../../build}
+ROOT=$HERE/../..
+${CXX:-g++} -O2 -std=c++20 -I"$ROOT/include" -o "$OUT/host_report" "$HERE/host_report.cc" \
+  "$BUILD/libcuwheel_host.a" "$BUILD/libcuwheel_cuda.a" "$BUILD/libcuwheel_base.a" -lcrypto -ldl \
+  -static-libstdc++ -static-libgcc
+cp "$(dirname "$(readlink -f "$NVCC")")/../lib64/stubs/libcuda.so" "$OUT/stub-libcuda.so"
+: >"$OUT/empty-libcuda.so.1"
 if [ -n "$CUWHEEL" ]; then
   strip -o "$OUT/cuwheel" "$CUWHEEL" 2>/dev/null || cp "$CUWHEEL" "$OUT/cuwheel"
   libs=$(mktemp -d)
@@ -38,4 +49,4 @@ if [ -n "$CUWHEEL" ]; then
   echo "copied $CUWHEEL to $OUT/cuwheel, $(ls "$libs/lib" | wc -l) of its shared libraries to $OUT/cuwheel-libs.tar.gz"
   rm -rf "$libs"
 fi
-echo "built $OUT/driver_probe and $OUT/cudart_count ($(tail -n 1 "$OUT/nvcc-version.txt"))"
+echo "built $OUT/driver_probe, $OUT/host_report and $OUT/cudart_count ($(tail -n 1 "$OUT/nvcc-version.txt"))"
