@@ -1,5 +1,6 @@
 // Input walking. See include/cuwheel/model/inputs.h.
 #include "cuwheel/model/inputs.h"
+#include "cuwheel/object/identify.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -59,18 +60,6 @@ bool skip_by_name(std::string_view name) {
 
 namespace {
 
-enum class Sniff { elf, fatbin, archive, zip, other };
-
-Sniff sniff(ByteView head) {
-  if (head.size() >= 4 && head[0] == 0x7f && head[1] == 'E' && head[2] == 'L' && head[3] == 'F') return Sniff::elf;
-  uint32_t magic = 0;
-  if (load_le(head, 0, magic) && magic == 0xBA55ED50) return Sniff::fatbin;
-  if (archive::has_magic(head)) return Sniff::archive;
-  if (head.size() >= 4 && head[0] == 'P' && head[1] == 'K' &&
-      ((head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6)))
-    return Sniff::zip;
-  return Sniff::other;
-}
 
 // Reads the first n bytes of a file without mapping it.
 Expected<std::vector<uint8_t>> read_head(const std::string& path, size_t n) {
@@ -101,8 +90,8 @@ void visit_archive(ObjectRef base, ByteView bytes, InputVisitor& v) {
 }
 
 void visit_bytes(ObjectRef ref, ByteView bytes, InputVisitor& v, const WalkOptions& opts) {
-  switch (sniff(bytes)) {
-    case Sniff::archive:
+  switch (identify(bytes)) {
+    case FileKind::archive:
       if (opts.expand_archives) {
         visit_archive(ref, bytes, v);
         return;
@@ -127,13 +116,13 @@ void walk_wheel(const std::string& path, const WalkOptions& opts, InputVisitor& 
     v.progress(path, std::min(done, total), total);
     if (m.is_dir || skip_by_name(m.name)) continue;
     const std::string where = path + ":" + printable(m.name);
-    auto head = w->peek(m, 8);
+    auto head = w->peek(m, kIdentifyBytes);
     if (!head) {
       v.error(where, head.error());
       continue;
     }
-    Sniff s = sniff(*head);
-    if (s != Sniff::elf && s != Sniff::fatbin && s != Sniff::archive) continue;
+    FileKind s = identify(*head);
+    if (s != FileKind::elf && s != FileKind::fatbin && s != FileKind::archive) continue;
     auto blob = w->read(m);
     if (!blob) {
       v.error(where, blob.error());
@@ -242,17 +231,17 @@ Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor
       std::string rel = f.lexically_relative(path).generic_string();
       if (skip_by_name(rel)) continue;
       if (opts.max_file_size && fs::file_size(f, ec) > opts.max_file_size) continue;
-      auto head = read_head(f.string(), 8);
+      auto head = read_head(f.string(), kIdentifyBytes);
       if (!head) {
         v.error(path + ":" + rel, head.error());
         continue;
       }
-      Sniff s = sniff(*head);
+      FileKind s = identify(*head);
       auto owner = owners.find(rel);
       std::string who = owner == owners.end() ? "" : owner->second;
-      if (s == Sniff::zip && f.extension() == ".whl") {
+      if (s == FileKind::zip && f.extension() == ".whl") {
         walk_wheel(f.string(), opts, v, who);
-      } else if (s == Sniff::elf || s == Sniff::fatbin || s == Sniff::archive) {
+      } else if (s == FileKind::elf || s == FileKind::fatbin || s == FileKind::archive) {
         walk_file(f.string(), InputKind::directory, rel, who, opts, v, path);
       }
     }
@@ -262,13 +251,13 @@ Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor
   // Anything but a regular file (a FIFO, a device) is refused before it is
   // opened: opening a FIFO would block forever.
   if (!fs::is_regular_file(st)) return Error(path + ": not a regular file or directory");
-  auto head = read_head(path, 8);
+  auto head = read_head(path, kIdentifyBytes);
   if (!head) return head.error();
-  Sniff s = sniff(*head);
-  if (s == Sniff::zip) {
+  FileKind s = identify(*head);
+  if (s == FileKind::zip) {
     v.begin_input(path, InputKind::wheel);
     walk_wheel(path, opts, v, "");
-  } else if (s == Sniff::archive) {
+  } else if (s == FileKind::archive) {
     v.begin_input(path, InputKind::archive);
     walk_file(path, InputKind::archive, "", "", opts, v, path);
   } else {

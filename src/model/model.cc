@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "cuwheel/object/archive.h"
+#include "cuwheel/object/identify.h"
 #include "cuwheel/model/model.h"
 #include "cuwheel/base/digest.h"
 #include "cuwheel/model/inputs.h"
@@ -14,7 +15,13 @@ namespace cuwheel::model {
 
 namespace {
 
-bool is_elf(ByteView b) { return elf::File::has_magic(b); }
+bool is_elf(ByteView b) { return identify(b) == FileKind::elf; }
+// The members check reads as libraries: ELF files and static archives (a
+// raw fatbin member is listed by `list`, not checked).
+bool is_library_like(ByteView b) {
+  FileKind k = identify(b);
+  return k == FileKind::elf || k == FileKind::archive;
+}
 
 // Fills a LibraryModel from the bytes of one ELF file (or archive member).
 void read_library(LibraryModel& lib, ByteView bytes, const std::function<void(ByteView)>& done) {
@@ -83,7 +90,7 @@ void note_library_error(CheckModel& m, const LibraryModel& lib) {
 
 void read_object_bytes(CheckModel& m, const std::string& member, const std::string& owner, ByteView bytes,
                        const std::function<void(ByteView)>& done) {
-  if (archive::has_magic(bytes)) {
+  if (identify(bytes) == FileKind::archive) {
     auto members = archive::read(bytes);
     if (!members) {
       m.read_errors.emplace_back(m.path + (member.empty() ? "" : ":" + member), members.error().message());
@@ -201,13 +208,13 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
     const bool maybe_object = !skip_by_name(zm.name);
     if (!opts.hash_members && !maybe_object) continue;
     if (!opts.hash_members) {
-      auto head = w->peek(zm, 8);
+      auto head = w->peek(zm, kIdentifyBytes);
       if (!head) {  // the member cannot be read at all: say so, never skip it
         mm.read_error = head.error().message();
         m.read_errors.emplace_back(path + ":" + printable(zm.name), mm.read_error);
         continue;
       }
-      if (!(is_elf(*head) || archive::has_magic(*head))) continue;
+      if (!is_library_like(*head)) continue;
     }
     auto b = w->read(zm);
     if (!b) {
@@ -222,7 +229,7 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
       if (part.data() >= v.data() && part.data() + part.size() <= v.data() + v.size())
         blob.release(static_cast<uint64_t>(part.data() - v.data()), part.size());
     };
-    if (maybe_object && (is_elf(v) || archive::has_magic(v))) read_object_bytes(m, zm.name, "", v, done);
+    if (maybe_object && is_library_like(v)) read_object_bytes(m, zm.name, "", v, done);
     if (opts.hash_members) {
       std::string algo = "sha256";
       if (m.record)
@@ -317,7 +324,8 @@ Expected<std::vector<CheckModel>> build_models(const std::string& path, const Bu
   auto head = Blob::map_file(path);
   if (!head) return head.error();
   ByteView hv = head->view();
-  if (hv.size() >= 4 && hv[0] == 'P' && hv[1] == 'K') {
+  const FileKind kind = identify(hv);
+  if (kind == FileKind::zip) {
     auto m = build_wheel_model(path, opts, progress);
     if (!m) return m.error();
     out.push_back(std::move(*m));
@@ -325,7 +333,7 @@ Expected<std::vector<CheckModel>> build_models(const std::string& path, const Bu
   }
   // A raw fatbin is a library-like input too: device code, no ELF facts
   // (the loading rules see is_elf false and stay silent).
-  if (!looks_like_object(hv) && !archive::has_magic(hv))
+  if (!is_object(kind) && kind != FileKind::archive)
     return Error(path + ": not a wheel, ELF file, static archive, fatbin or cubin");
   CheckModel m;
   m.path = path;

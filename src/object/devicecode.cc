@@ -1,5 +1,6 @@
 // Device code of one object. See include/cuwheel/object/devicecode.h.
 #include "cuwheel/object/devicecode.h"
+#include "cuwheel/object/identify.h"
 
 #include <algorithm>
 #include <atomic>
@@ -24,10 +25,7 @@ std::string EntryFacts::ptx_isa() const {
   return "";
 }
 
-bool looks_like_object(ByteView d) {
-  uint32_t magic = 0;
-  return elf::File::has_magic(d) || (load_le(d, 0, magic) && magic == fatbin::kContainerMagic);
-}
+bool looks_like_object(ByteView d) { return is_object(identify(d)); }
 
 namespace {
 

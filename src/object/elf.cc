@@ -31,6 +31,30 @@ bool File::has_magic(ByteView d) {
   return d.size() >= 4 && d[0] == 0x7f && d[1] == 'E' && d[2] == 'L' && d[3] == 'F';
 }
 
+std::optional<std::string> truncated_header_tables(ByteView b) {
+  if (!File::has_magic(b) || b.size() < 0x34 || b[5] != 1) return std::nullopt;
+  const bool is64 = b[4] == 2;
+  if (is64 && b.size() < 0x40) return std::nullopt;
+  auto rd = [&b](size_t off, size_t n) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; ++i) v |= uint64_t(uint8_t(b[off + i])) << (8 * i);
+    return v;
+  };
+  uint64_t phoff = is64 ? rd(0x20, 8) : rd(0x1C, 4), shoff = is64 ? rd(0x28, 8) : rd(0x20, 4);
+  uint64_t phentsize = rd(is64 ? 0x36 : 0x2A, 2), phnum = rd(is64 ? 0x38 : 0x2C, 2);
+  uint64_t shentsize = rd(is64 ? 0x3A : 0x2E, 2), shnum = rd(is64 ? 0x3C : 0x30, 2);
+  const uint64_t size = b.size();
+  auto past_end = [size](uint64_t off, uint64_t bytes) { return off > size || bytes > size - off; };
+  // Both products are below 2^32 (16-bit factors).
+  if (shoff != 0 && past_end(shoff, std::max<uint64_t>(shnum, 1) * shentsize))
+    return "truncated ELF file: section header table at " + hex(shoff) + " ends past the end of the file (" +
+           hex(size) + " bytes)";
+  if (phoff != 0 && phnum != 0 && past_end(phoff, phnum * phentsize))
+    return "truncated ELF file: program header table at " + hex(phoff) + " ends past the end of the file (" +
+           hex(size) + " bytes)";
+  return std::nullopt;
+}
+
 std::vector<std::string> split_path_list(std::string_view raw) {
   std::vector<std::string> out;
   size_t start = 0;

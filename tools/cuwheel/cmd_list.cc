@@ -101,36 +101,6 @@ json entry_json(const EntryFacts& e) {
   return j;
 }
 
-// An ELF file whose section or program header table ends past the end of the
-// bytes was cut short (a partial download or copy): the reader skips the
-// tables and still finds a raw cubin's code, but what it lists is a guess,
-// so the input counts as unreadable (docs/architecture.md: exit 2). Header
-// fields per the ELF gABI (e_phoff, e_shoff, e_phentsize, e_phnum,
-// e_shentsize, e_shnum); little-endian only, as elf::File reads.
-std::optional<std::string> truncated_elf(ByteView b) {
-  if (!elf::File::has_magic(b) || b.size() < 0x34 || b[5] != 1) return std::nullopt;
-  const bool is64 = b[4] == 2;
-  if (is64 && b.size() < 0x40) return std::nullopt;
-  auto rd = [&b](size_t off, size_t n) {
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; ++i) v |= uint64_t(uint8_t(b[off + i])) << (8 * i);
-    return v;
-  };
-  uint64_t phoff = is64 ? rd(0x20, 8) : rd(0x1C, 4), shoff = is64 ? rd(0x28, 8) : rd(0x20, 4);
-  uint64_t phentsize = rd(is64 ? 0x36 : 0x2A, 2), phnum = rd(is64 ? 0x38 : 0x2C, 2);
-  uint64_t shentsize = rd(is64 ? 0x3A : 0x2E, 2), shnum = rd(is64 ? 0x3C : 0x30, 2);
-  const uint64_t size = b.size();
-  auto past_end = [size](uint64_t off, uint64_t bytes) { return off > size || bytes > size - off; };
-  // Both products are below 2^32 (16-bit factors).
-  if (shoff != 0 && past_end(shoff, std::max<uint64_t>(shnum, 1) * shentsize))
-    return "truncated ELF file: section header table at " + hex(shoff) + " ends past the end of the file (" +
-           hex(size) + " bytes)";
-  if (phoff != 0 && phnum != 0 && past_end(phoff, phnum * phentsize))
-    return "truncated ELF file: program header table at " + hex(phoff) + " ends past the end of the file (" +
-           hex(size) + " bytes)";
-  return std::nullopt;
-}
-
 bool selected(const ListOptions& o, const DeviceCode& dc, const EntryFacts& e) {
   if (!o.all && dc.has_executable && dc.kind == ObjectKind::host_elf && e.origin != fatbin::Origin::executable)
     return false;
@@ -200,7 +170,7 @@ class ListVisitor : public InputVisitor {
     }
     // Reading stopped at a broken container: list what was read, and fail.
     if (dc->stopped) error(obj.display(), *dc->stopped);
-    else if (auto t = truncated_elf(obj.bytes)) error(obj.display(), Error(*t));
+    else if (auto t = elf::truncated_header_tables(obj.bytes)) error(obj.display(), Error(*t));
     if (o_.format == "json") {
       json j;
       j["path"] = obj.display();

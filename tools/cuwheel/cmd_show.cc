@@ -9,6 +9,7 @@
 #include <set>
 
 #include "cli.h"
+#include "cuwheel/object/identify.h"
 #include "cuwheel/object/devicecode.h"
 #include "cuwheel/model/facts.h"
 #include "cuwheel/model/inputs.h"
@@ -181,7 +182,7 @@ class ShowVisitor : public InputVisitor {
     r.archive_member = obj.archive_member;
     r.owner = obj.owner;
     WarningSink w;
-    if (elf::File::has_magic(obj.bytes)) {
+    if (identify(obj.bytes) == FileKind::elf) {
       auto lf = read_load_facts(obj.bytes, &w, [&obj](ByteView v) { obj.release(v); });
       if (!lf) return error(obj.display(), lf.error());
       r.load = std::move(*lf);

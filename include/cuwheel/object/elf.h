@@ -188,4 +188,15 @@ class File {
 /// Splits a raw RPATH/RUNPATH value on ':' (empty entries kept out).
 std::vector<std::string> split_path_list(std::string_view raw);
 
+/// Whether an ELF file was cut short (a partial download or copy): its
+/// section header table (e_shoff, e_shentsize, e_shnum) or program header
+/// table (e_phoff, e_phentsize, e_phnum) ends past the end of `data`
+/// (ELF gABI, "ELF Header"). File::parse() skips such tables and the
+/// device-code reader still finds a raw cubin's code, but what it lists is
+/// a guess, so `list` counts the input as unreadable. Returns the reason
+/// ("truncated ELF file: section header table at 0x2000 ends past the end
+/// of the file (0x1800 bytes)"), or nullopt when both tables fit, when the
+/// bytes are no little-endian ELF file or are too short for its header.
+std::optional<std::string> truncated_header_tables(ByteView data);
+
 }  // namespace cuwheel::elf
