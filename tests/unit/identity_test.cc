@@ -7,22 +7,25 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <random>
 
 #include "cuwheel/base/bytes.h"
 #include "cuwheel/base/fileio.h"
+#include "temp_dir.h"
 
 namespace cuwheel::identity {
 namespace {
 
 namespace fs = std::filesystem;
 
+// A fresh folder named after the running test; all are removed at exit.
 std::string make_temp_dir() {
-  std::string tmpl = testing::TempDir() + "identity_test.XXXXXX";
-  char* d = ::mkdtemp(tmpl.data());
-  EXPECT_NE(d, nullptr);
-  return tmpl;
+  static std::vector<std::unique_ptr<cuwheel::test::TempDir>> dirs;
+  dirs.push_back(std::make_unique<cuwheel::test::TempDir>("identity"));
+  EXPECT_FALSE(dirs.back()->path().empty());
+  return dirs.back()->str();
 }
 
 void write(const std::string& path, const std::string& text, unsigned mode = 0644) {

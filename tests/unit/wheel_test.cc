@@ -12,10 +12,12 @@
 
 #include <cstdio>
 #include <fstream>
+#include <memory>
 
 #include "cuwheel/base/digest.h"
 #include "cuwheel/wheel/metadata.h"
 #include "cuwheel/wheel/pep508.h"
+#include "temp_dir.h"
 
 namespace cuwheel {
 namespace {
@@ -248,11 +250,12 @@ int exercise(Bytes b) {
   return ok;
 }
 
+// A fresh folder named after the running test; all are removed at exit.
 std::string temp_dir() {
-  std::string tmpl = ::testing::TempDir() + "cuwheel-wheel-test-XXXXXX";
-  char* d = mkdtemp(tmpl.data());
-  EXPECT_NE(d, nullptr);
-  return tmpl;
+  static std::vector<std::unique_ptr<cuwheel::test::TempDir>> dirs;
+  dirs.push_back(std::make_unique<cuwheel::test::TempDir>("wheel"));
+  EXPECT_FALSE(dirs.back()->path().empty());
+  return dirs.back()->str();
 }
 
 // ---------------------------------------------------------------------------
