@@ -13,7 +13,10 @@
 # user namespace of the test's own).
 #
 # Usage: tests/e2e/hide_driver_test.sh path/to/cuwheel
-# Prints one line per failure and ends with "N passed, M failed".
+# Prints one line per failure and ends with "N passed, M failed" (and
+# ", K skipped" when checks could not run here). Exits 1 on a failure, 77
+# (ctest: skipped) when the fake driver cannot be built or user namespaces
+# are not permitted, so that the suite never passes without its runs.
 set -u
 
 CUWHEEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -24,12 +27,20 @@ trap 'rm -rf "$WORK"' EXIT
 
 pass=0
 fail=0
+skipped=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# skip N WHY: N checks that cannot run here.
+skip() { skipped=$((skipped + $1)); shift; echo "SKIP: $*"; }
+# finish [STATUS]: the closing line; exit 1 on a failure, else STATUS (0).
 finish() {
-  echo "$pass passed, $fail failed"
-  [ "$fail" -eq 0 ]
-  exit $?
+  if [ "$skipped" -gt 0 ]; then
+    echo "$pass passed, $fail failed, $skipped skipped"
+  else
+    echo "$pass passed, $fail failed"
+  fi
+  [ "$fail" -eq 0 ] || exit 1
+  exit "${1:-0}"
 }
 
 # expect_status WANT NAME CMD...: runs CMD, stdout+stderr to $WORK/out.
@@ -47,8 +58,8 @@ expect_output() {
 
 CC=${CC:-cc}
 if ! command -v "$CC" >/dev/null 2>&1; then
-  echo "skipped: no C compiler ($CC) to build the fake driver"
-  finish
+  echo "SKIP: no C compiler ($CC) to build the fake driver: the suite cannot run"
+  finish 77
 fi
 mkdir -p "$WORK/lib" "$WORK/rpathlib" "$WORK/cachelib"
 "$CC" -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$WORK/lib/libcuda.so.1" "$SRC/fake_cuda.c" || { bad "building the fake libcuda"; finish; }
@@ -112,8 +123,9 @@ if [ $? -eq 0 ] && grep -q "^would hide 2 paths" "$WORK/out" &&
 # (--also: a plan with something to cover; an empty plan needs no namespace.)
 "$CUWHEEL" run --hide-driver --also "$WORK/lib/libcuda.so.1" -- true >"$WORK/out" 2>&1
 if [ $? -eq 125 ]; then
-  echo "skipped the runs: user namespaces are not permitted here: $(cat "$WORK/out")"
-  finish
+  # The 30 checks below (fewer without python3) all need a namespace.
+  skip 30 "user namespaces are not permitted here, the runs did not run: $(cat "$WORK/out")"
+  finish 77
 fi
 
 # --- LD_LIBRARY_PATH ---------------------------------------------------------
@@ -127,6 +139,8 @@ if command -v python3 >/dev/null 2>&1; then
   LD_LIBRARY_PATH=$WORK/lib expect_status 0 "python ctypes outside" python3 -c "import ctypes; ctypes.CDLL('libcuda.so.1')"
   LD_LIBRARY_PATH=$WORK/lib expect_status 1 "python ctypes inside" "$CUWHEEL" run --hide-driver -- python3 -c "import ctypes; ctypes.CDLL('libcuda.so.1')"
   expect_output "python ctypes inside" "OSError"
+else
+  skip 3 "no python3: the ctypes checks did not run"
 fi
 
 # --- RUNPATH: not a search input; covered with --also ------------------------
@@ -161,7 +175,7 @@ EOF
     bad "ldconfig could not build a test cache: $(cat "$WORK/ldconfig.err")"
   fi
 else
-  echo "skipped the ld.so.cache case: no ldconfig or no unshare -Urm"
+  skip 3 "no ldconfig or no unshare -Urm: the ld.so.cache case did not run"
 fi
 
 # --- exit status, signals, exec failures, environment -------------------------
@@ -205,7 +219,7 @@ if unshare -Ur sh -c 'echo 0 > /proc/sys/user/max_user_namespaces' 2>/dev/null; 
   expect_status 0 "nothing to hide, no namespaces" unshare -Ur sh -c \
     "echo 0 > /proc/sys/user/max_user_namespaces && exec env -u LD_LIBRARY_PATH '$CUWHEEL' run --hide-driver -- true"
 else
-  echo "skipped the not-permitted case: cannot set user.max_user_namespaces in a namespace of the test's own"
+  skip 5 "cannot set user.max_user_namespaces in a namespace of the test's own: the not-permitted case did not run"
 fi
 
 finish

@@ -5,6 +5,8 @@
 # print a release line, headers with CUDA_VERSION) made in a temporary folder.
 #
 # Usage: tests/e2e/identity_test.sh path/to/cuwheel   (run from the repository root)
+# Ends with "N passed, M failed" (and ", K skipped" when the CMake project
+# checks could not run for want of ninja or cc).
 set -u
 
 CUWHEEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -16,6 +18,7 @@ trap 'rm -rf "$T"' EXIT
 
 pass=0
 fail=0
+skipped=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
@@ -248,11 +251,17 @@ EOF
     ninja -C "$C/b" >"$T/out" 2>&1
     expect_grep "no-op build after stamp" "$T/out" "no work to do"
   else
-    echo "note: ninja or cc missing, CMake project tests skipped"
+    # The CMake project checks above: 10.
+    skipped=$((skipped + 10))
+    echo "SKIP: ninja or cc missing: the CMake project checks did not run"
   fi
 else
   bad "cmake not found: the CMake module cannot be checked"
 fi
 
-echo "$pass passed, $fail failed"
+if [ "$skipped" -gt 0 ]; then
+  echo "$pass passed, $fail failed, $skipped skipped"
+else
+  echo "$pass passed, $fail failed"
+fi
 [ "$fail" -eq 0 ]

@@ -41,8 +41,11 @@ to_cuwheel_flags() {
 }
 
 # compare_golden GOLDEN_PREFIX CWD ARGS... : runs cuwheel in CWD and compares.
+# Each call is counted in $compared.
+compared=0
 compare_golden() {
   local prefix=$1 cwd=$2; shift 2
+  compared=$((compared + 1))
   local flags=() a
   while IFS= read -r a; do flags+=("$a"); done < <(to_cuwheel_flags "$@")
   local rc=0
@@ -75,6 +78,15 @@ for dir in "$GOLDEN"/*/; do
     compare_golden "$dir/$mode" "$BIN" ${MODE_FLAGS[$mode]} "$fixture"
   done
 done
+# Every per-fixture golden was compared (a mode missing from MODE_FLAGS, or an
+# empty or missing folder, fails), and no fewer than the 300 recorded today.
+fixture_goldens=$(find "$GOLDEN" -mindepth 2 -maxdepth 2 -name '*.rc' -not -path "$GOLDEN/_cases/*" | wc -l)
+if [ "$compared" -eq "$fixture_goldens" ] && [ "$compared" -ge 300 ]; then
+  ok
+else
+  bad "golden listings: $compared compared, $fixture_goldens per-fixture goldens in ${GOLDEN#"$ROOT"/}, at least 300 expected"
+fi
+fixture_compared=$compared
 
 # --- extra cases ------------------------------------------------------------
 C=$GOLDEN/_cases
@@ -100,6 +112,21 @@ compare_golden "$C/name-hidden-lptx" "$N" -lptx .hidden
 compare_golden "$C/name-noext-lptx" "$N" -lptx noext
 compare_golden "$C/name-trailing-dot-lptx" "$N" -lptx trail.
 compare_golden "$C/name-archive-space-lptx" "$N" -lptx "my lib.a"
+# Recorded by tests/fixtures/build.sh but not compared: there cuobjdump
+# prints its usage (two files, no arguments) or fails ("Memory allocation
+# failure" for a folder) where cuwheel lists the inputs or names the error.
+NOT_COMPARED=(directory-lelf no-args two-files-lelf)
+case_goldens=$(find "$C" -maxdepth 1 -name '*.rc' | wc -l)
+case_compared=$((compared - fixture_compared))
+if [ "$case_compared" -eq 15 ] && [ $((case_compared + ${#NOT_COMPARED[@]})) -eq "$case_goldens" ]; then
+  ok
+else
+  bad "golden cases: $case_compared compared (15 expected) + ${#NOT_COMPARED[@]} not compared, $case_goldens in ${C#"$ROOT"/}"
+fi
+for c in "${NOT_COMPARED[@]}"; do
+  [ -f "$C/$c.rc" ] && ok || bad "golden cases: $c.rc is gone; update NOT_COMPARED"
+done
+echo "golden: $fixture_compared listings and $case_compared extra cases compared"
 
 # --- 2. CLI behaviour --------------------------------------------------------
 # expect_rc WANT CMD... : runs cuwheel CMD..., checks the exit status; output in $WORK/out, $WORK/err.

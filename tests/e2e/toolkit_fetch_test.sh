@@ -13,12 +13,17 @@
 # needs as an RPM under /usr/local/cuda-X.Y/, extracts it and lets `toolkit
 # check` compile and link a kernel with it.
 #
+# Ends with "N passed, M failed" (and ", K skipped" when the real-toolkit
+# checks could not run). Exits 1 on a failure and 77 (ctest: skipped) when a
+# tool the suite needs is not installed: it never passes without running.
+#
 # Usage: tests/e2e/toolkit_fetch_test.sh path/to/cuwheel   (from the repo root)
 set -u
 CUWHEEL=$(realpath "$1")
 ROOT=$(pwd)
 PASS=0
 FAIL=0
+SKIPPED=0
 T=$(mktemp -d)
 SERVER_PID=
 cleanup() {
@@ -45,11 +50,12 @@ nothing_valid() {
   if [[ -z $left ]]; then ok; else bad "$3: left in $1: $left"; fi
 }
 
-for tool in rpmbuild rpmsign createrepo_c gpg python3; do
+# The tools of tests/fixtures/make_rpm_repo.sh and this suite.
+for tool in rpmbuild rpmsign createrepo_c gpg zstd python3; do
   if ! command -v "$tool" >/dev/null; then
-    echo "SKIP: $tool not installed (Debian packages rpm, createrepo-c, gnupg, python3)"
+    echo "SKIP: $tool not installed (Debian packages rpm, createrepo-c, gnupg, zstd, python3): the suite cannot run"
     echo "0 passed, 0 failed"
-    exit 0
+    exit 77
   fi
 done
 
@@ -356,10 +362,13 @@ toolkit_root() {
 }
 C=$(toolkit_root || true)
 FREE_MB=$(df -Pm "$T" | awk 'NR == 2 { print $4 }')
+# The real-toolkit case makes 4 checks.
 if [[ -z $C ]]; then
+  SKIPPED=$((SKIPPED + 4))
   echo "SKIP: no CUDA toolkit found (nvcc on PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda): the extract + check of a real toolkit did not run"
 elif [[ ${FREE_MB:-0} -lt 1024 ]]; then
   # The package, its payload and the extracted tree take about 650 MB at the peak.
+  SKIPPED=$((SKIPPED + 4))
   echo "SKIP: ${FREE_MB:-?} MB free under $T, 1024 MB needed: the extract + check of a real toolkit did not run"
 else
   NVCC=$C/bin/nvcc
@@ -415,5 +424,9 @@ EOF
   fi
 fi
 
-echo "$PASS passed, $FAIL failed"
+if [[ $SKIPPED -gt 0 ]]; then
+  echo "$PASS passed, $FAIL failed, $SKIPPED skipped"
+else
+  echo "$PASS passed, $FAIL failed"
+fi
 [[ $FAIL == 0 ]]

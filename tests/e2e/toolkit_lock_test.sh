@@ -8,6 +8,8 @@
 # without filelists, a tampered, truncated or malformed filelists), and the
 # errors (unknown release, a tampered primary, a broken lock, usage).
 # Usage: tests/e2e/toolkit_lock_test.sh path/to/cuwheel   (run from the repository root)
+# Ends with "N passed, M failed"; exits 1 on a failure and 77 (ctest:
+# skipped) when a tool the suite needs is not installed.
 set -uo pipefail
 CUWHEEL="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 ROOT="$(pwd)"
@@ -37,6 +39,15 @@ run() {
 has() { if grep -qF -- "$2" "$WORK/$1"; then ok; else bad "$1 lacks '$2': $(head -c 400 "$WORK/$1")"; fi; }
 lacks() { if grep -qF -- "$2" "$WORK/$1"; then bad "$1 has '$2'"; else ok; fi; }
 same() { if cmp -s "$1" "$2"; then ok; else bad "$3: $1 and $2 differ"; fi; }
+
+# The tools of tests/fixtures/make_rpm_repo.sh and this suite.
+for tool in rpmbuild rpmsign createrepo_c gpg zstd python3; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "SKIP: $tool not installed (Debian packages rpm, createrepo-c, gnupg, zstd, python3): the suite cannot run"
+    echo "0 passed, 0 failed"
+    exit 77
+  fi
+done
 
 if ! "$ROOT/tests/fixtures/make_rpm_repo.sh" "$WORK/fx" >"$WORK/make.log" 2>&1; then
   cat "$WORK/make.log"

@@ -5,11 +5,13 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <fstream>
+#include <memory>
 #include <set>
 
 #include "cuwheel/check/check.h"
 #include "cuwheel/render/report.h"
 #include "check_test_util.h"
+#include "temp_dir.h"
 
 using namespace cuwheel;
 using namespace cuwheel::check;
@@ -19,10 +21,22 @@ namespace {
 
 const std::string kBin = std::string(CUWHEEL_SOURCE_DIR) + "/tests/fixtures/bin/";
 
+// The running test's own folder, made on its first write_temp and removed
+// when the next test makes its own (or at exit).
+const fs::path& test_dir() {
+  static std::unique_ptr<cuwheel::test::TempDir> dir;
+  static const ::testing::TestInfo* owner = nullptr;
+  const ::testing::TestInfo* now = ::testing::UnitTest::GetInstance()->current_test_info();
+  if (!dir || owner != now) {
+    dir.reset();
+    dir = std::make_unique<cuwheel::test::TempDir>("policy");
+    owner = now;
+  }
+  return dir->path();
+}
+
 std::string write_temp(const std::string& name, const std::string& text) {
-  fs::path dir = fs::temp_directory_path() / ("cuwheel-check-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::path p = dir / name;
+  fs::path p = test_dir() / name;
   std::ofstream(p) << text;
   return p.string();
 }
@@ -302,9 +316,9 @@ TEST(CheckReport, SarifInvocationAndUris) {
 }
 
 TEST(CheckModels, UnreadableWheelInAFolderIsNoCheckedInput) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("cuwheel-folder-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  cuwheel::test::TempDir tmp("folder");
+  fs::path dir = tmp.path();
+  ASSERT_FALSE(dir.empty());
   const std::string name = "cuwheel_demo-1.0.0-3truncated-cp312-cp312-manylinux_2_28_x86_64.whl";
   fs::copy_file(kBin + name, dir / name);
   auto in_folder = build_models(dir.string(), BuildOptions{});
@@ -330,9 +344,9 @@ TEST(CheckModels, UnreadableWheelInAFolderIsNoCheckedInput) {
 }
 
 TEST(CheckModels, SymlinkLoopIsNamedByItsErrno) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("cuwheel-loop-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  cuwheel::test::TempDir tmp("loop");
+  fs::path dir = tmp.path();
+  ASSERT_FALSE(dir.empty());
   fs::create_symlink("l1", dir / "l2");
   fs::create_symlink("l2", dir / "l1");
   auto m = build_models((dir / "l1").string(), BuildOptions{});
@@ -420,9 +434,9 @@ TEST(CheckPolicy, TopLevelAndToolTableTogetherAreRefused) {
 // A folder whose only *.whl is a FIFO: the FIFO is an unreadable input with
 // the message it has when named directly, not "no wheels ... found".
 TEST(CheckModels, FifoWheelInAFolderIsNamed) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("cuwheel-fifo-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  cuwheel::test::TempDir tmp("fifo");
+  fs::path dir = tmp.path();
+  ASSERT_FALSE(dir.empty());
   const fs::path fifo = dir / "a-0.1-py3-none-any.whl";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   auto by_name = build_models(fifo.string(), BuildOptions{});

@@ -16,6 +16,7 @@
 #include "cuwheel/check/check.h"
 #include "cuwheel/object/devicecode.h"
 #include "cuwheel/object/fatbin.h"
+#include "temp_dir.h"
 
 using namespace cuwheel;
 using namespace cuwheel::testing;
@@ -542,8 +543,8 @@ std::string write_ptx_fatbin(const std::string& name, const Bytes& frame, uint64
   e.compressed_size = static_cast<uint32_t>(frame.size());
   e.uncompressed_size = declared;
   Bytes b = container_of({e});
-  std::filesystem::path p =
-      std::filesystem::path(::testing::TempDir()) / (std::to_string(::getpid()) + "-" + name);
+  static const cuwheel::test::TempDir dir("fatbin");  // this process's own, removed at exit
+  std::filesystem::path p = dir / name;
   std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
   return p.string();
 }

@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "cuwheel/host/hide_driver.h"
+#include "temp_dir.h"
 
 namespace cuwheel {
 namespace {
@@ -83,18 +84,7 @@ ByteView view(const std::string& s) { return ByteView(reinterpret_cast<const uin
 // A fresh folder for one test's fake tree.
 class TempTree {
  public:
-  TempTree() {
-    std::string tmpl = testing::TempDir() + "/hide_driver_XXXXXX";
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    const char* made = mkdtemp(buf.data());
-    EXPECT_NE(made, nullptr);
-    root_ = made ? made : "";
-  }
-  ~TempTree() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
+  TempTree() : root_(tmp_.str()) { EXPECT_FALSE(root_.empty()); }
   const std::string& root() const { return root_; }
   std::string at(const std::string& p) const { return root_ + p; }
   void file(const std::string& p, const std::string& text = "x") const {
@@ -108,6 +98,7 @@ class TempTree {
   }
 
  private:
+  cuwheel::test::TempDir tmp_{"hide-driver"};  // declared before root_, which it initialises
   std::string root_;
 };
 

@@ -1,26 +1,31 @@
 #include "cuwheel/release/identity.h"
 
 #include <gtest/gtest.h>
+
+#include <iostream>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <random>
 
 #include "cuwheel/base/bytes.h"
 #include "cuwheel/base/fileio.h"
+#include "temp_dir.h"
 
 namespace cuwheel::identity {
 namespace {
 
 namespace fs = std::filesystem;
 
+// A fresh folder named after the running test; all are removed at exit.
 std::string make_temp_dir() {
-  std::string tmpl = testing::TempDir() + "identity_test.XXXXXX";
-  char* d = ::mkdtemp(tmpl.data());
-  EXPECT_NE(d, nullptr);
-  return tmpl;
+  static std::vector<std::unique_ptr<cuwheel::test::TempDir>> dirs;
+  dirs.push_back(std::make_unique<cuwheel::test::TempDir>("identity"));
+  EXPECT_FALSE(dirs.back()->path().empty());
+  return dirs.back()->str();
 }
 
 void write(const std::string& path, const std::string& text, unsigned mode = 0644) {
@@ -407,7 +412,12 @@ TEST(IdentityRobustness, ArbitraryBytes) {
   std::mt19937 rng(20260);
   static const char kAlphabet[] = "cu0123456789-=_.adeglbnrsvCDU #\n\t\0\xff";
   const std::string alphabet(kAlphabet, sizeof kAlphabet - 1);
-  for (int i = 0; i < 5000; ++i) {
+  // Each parser's outcome is a value in range or an Error with a message;
+  // both kinds are counted and each occurs.
+  constexpr int kRuns = 5000;
+  int id_ok = 0, id_err = 0, nvcc_ok = 0, nvcc_err = 0, header_ok = 0, header_err = 0;
+  auto in_range = [](const ToolkitVersion& v) { return v.major >= 1 && v.major <= 999 && v.minor >= 0 && v.minor <= 99; };
+  for (int i = 0; i < kRuns; ++i) {
     std::string s;
     size_t n = rng() % 24;
     for (size_t k = 0; k < n; ++k) s += alphabet[rng() % alphabet.size()];
@@ -415,10 +425,39 @@ TEST(IdentityRobustness, ArbitraryBytes) {
     auto p = parse_identity(s);
     if (p) {
       EXPECT_EQ(p->str(), s);
+      ++id_ok;
+    } else {
+      EXPECT_FALSE(p.error().message().empty()) << s;
+      ++id_err;
     }
-    (void)parse_nvcc_version("release " + s);
-    (void)parse_version_header("#define CUDA_VERSION " + s, "CUDA_VERSION");
+    auto v = parse_nvcc_version("release " + s);
+    if (v) {
+      EXPECT_TRUE(in_range(*v)) << s << ": " << v->major << "." << v->minor;
+      ++nvcc_ok;
+    } else {
+      EXPECT_FALSE(v.error().message().empty()) << s;
+      ++nvcc_err;
+    }
+    auto h = parse_version_header("#define CUDA_VERSION " + s, "CUDA_VERSION");
+    if (h) {
+      EXPECT_TRUE(in_range(*h)) << s << ": " << h->major << "." << h->minor;
+      ++header_ok;
+    } else {
+      EXPECT_NE(h.error().message().find("CUDA_VERSION"), std::string::npos) << h.error().message();
+      ++header_err;
+    }
   }
+  EXPECT_EQ(id_ok + id_err, kRuns);
+  EXPECT_EQ(nvcc_ok + nvcc_err, kRuns);
+  EXPECT_EQ(header_ok + header_err, kRuns);
+  std::cout << "identity " << id_ok << "/" << id_err << ", nvcc " << nvcc_ok << "/" << nvcc_err << ", header "
+            << header_ok << "/" << header_err << " (accepted/refused)\n";
+  EXPECT_GT(id_ok, 0);
+  EXPECT_GT(id_err, 0);
+  EXPECT_GT(nvcc_ok, 0);
+  EXPECT_GT(nvcc_err, 0);
+  EXPECT_GT(header_ok, 0);
+  EXPECT_GT(header_err, 0);
 }
 
 }  // namespace

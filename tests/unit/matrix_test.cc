@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "cuwheel/release/matrix.h"
+#include "temp_dir.h"
 
 using namespace cuwheel::matrix;
 namespace fs = std::filesystem;
@@ -473,9 +474,9 @@ TEST(MatrixPolicy, ErrorsAreLineNumbered) {
 // calls malformed, matrix refuses too, with the same message (CUDA_VERSION 0
 // is not "CUDA 0.0").
 TEST(MatrixToolkit, SameReadersAsIdentity) {
-  fs::path dir = fs::path(testing::TempDir()) / "cuwheel-matrix-same-readers";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  cuwheel::test::TempDir tmp;
+  fs::path dir = tmp.path();
+  ASSERT_FALSE(dir.empty());
   const std::string h = (dir / "cuda.h").string();
   for (const char* text : {"#define CUDA_VERSION 0\n", "#define CUDA_VERSION 12085\n", "#define CUDA_VERSION x\n",
                            "#define CUDA_VERSION 999\n", "#define CUDA_VERSION_MAJOR 12\n"}) {
@@ -497,8 +498,9 @@ TEST(MatrixToolkit, SameReadersAsIdentity) {
 }
 
 TEST(MatrixToolkit, DetectNamesThePath) {
-  fs::path dir = fs::path(testing::TempDir()) / "cuwheel-matrix-toolkit";
-  fs::remove_all(dir);
+  cuwheel::test::TempDir tmp;
+  fs::path dir = tmp.path();
+  ASSERT_FALSE(dir.empty());
   fs::create_directories(dir / "include");
   std::ofstream(dir / "include" / "cuda.h") << "#define CUDA_VERSION 13020\n";
   auto t = detect_toolkit(dir.string());

@@ -16,6 +16,7 @@
 #include "cuwheel/base/fileio.h"
 #include "cuwheel/wheel/metadata.h"
 #include "cuwheel/release/release.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace cuwheel;
@@ -58,9 +59,11 @@ std::string tag_error(std::string_view tag, const Policy& policy = dyng_policy()
   return t ? "" : t.error().message();
 }
 
-// A fresh folder under the test temporary directory.
+// A fresh folder inside a temporary folder of this process's own (made by
+// the first test that asks, removed at exit).
 std::string temp_dir(const std::string& name) {
-  fs::path d = fs::path(testing::TempDir()) / ("cuwheel_release_" + name + "_" + std::to_string(::getpid()));
+  static const cuwheel::test::TempDir base("release");
+  fs::path d = base / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d.string();
@@ -628,7 +631,8 @@ TEST(ReleaseVerify, DuplicatesUnreadableAndBadSdists) {
 }
 
 TEST(ReleaseVerify, ErrorsForTheVersionAndTheFolder) {
-  auto r = verify_release(testing::TempDir(), "0.2", dyng_policy());
+  cuwheel::test::TempDir tmp;
+  auto r = verify_release(tmp.str(), "0.2", dyng_policy());
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message().find("release segments"), std::string::npos);
   r = verify_release("/nonexistent/release/dir", "0.2.0", dyng_policy());

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "cuwheel/base/digest.h"
+#include "temp_dir.h"
 
 using namespace cuwheel;
 namespace fs = std::filesystem;
@@ -331,7 +332,8 @@ class RpmSignature : public testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (!have_gpg()) return;
-    dir_ = new std::string(testing::TempDir() + "rpm-gpg-" + std::to_string(::getpid()));
+    tmp_ = new cuwheel::test::TempDir("rpm-gpg");
+    dir_ = new std::string(tmp_->str());
     fs::create_directories(*dir_);
     a_ = new TestKey(*dir_, "pinned");
     b_ = new TestKey(*dir_, "other");
@@ -341,16 +343,20 @@ class RpmSignature : public testing::Test {
     delete b_;
     if (dir_) fs::remove_all(*dir_);
     delete dir_;
+    delete tmp_;
     a_ = b_ = nullptr;
     dir_ = nullptr;
+    tmp_ = nullptr;
   }
   void SetUp() override {
     if (!a_ || a_->fpr.size() != 40 || b_->fpr.size() != 40) GTEST_SKIP() << "gpg cannot make test keys here";
   }
+  static cuwheel::test::TempDir* tmp_;
   static std::string* dir_;
   static TestKey* a_;
   static TestKey* b_;
 };
+cuwheel::test::TempDir* RpmSignature::tmp_ = nullptr;
 std::string* RpmSignature::dir_ = nullptr;
 TestKey* RpmSignature::a_ = nullptr;
 TestKey* RpmSignature::b_ = nullptr;

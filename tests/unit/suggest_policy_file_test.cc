@@ -14,6 +14,7 @@
 #include "cuwheel/check/check.h"
 #include "cuwheel/release/matrix.h"
 #include "cuwheel/release/release.h"
+#include "temp_dir.h"
 
 namespace {
 
@@ -61,12 +62,12 @@ TEST(Suggest, MessageSuffix) {
 class PolicyFile : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = testing::TempDir() + "policyfileXXXXXX";
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    root_ = tmpl;
+    root_ = tmp_.str();
+    ASSERT_FALSE(root_.empty());
     fs::create_directories(root_ + "/a/b");
   }
   void TearDown() override { fs::remove_all(root_); }
+  cuwheel::test::TempDir tmp_{"policyfile"};  // this test's own folder
   void write(const std::string& rel, const std::string& text) { std::ofstream(root_ + "/" + rel) << text; }
   std::string root_;
 };

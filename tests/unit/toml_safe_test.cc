@@ -14,6 +14,7 @@
 #include "cuwheel/release/matrix.h"
 #include "cuwheel/release/release.h"
 #include "cuwheel/toolkit/lock.h"
+#include "temp_dir.h"
 
 namespace {
 
@@ -32,10 +33,8 @@ const std::vector<std::string>& hostile() {
 // Files go to a folder of their own: a cuwheel.toml in the shared temporary
 // folder would be found by the policy searches of other tests.
 std::string write_temp(const std::string& name, const std::string& text) {
-  static const std::string dir = [] {
-    std::string d = testing::TempDir() + "toml_safe_XXXXXX";
-    return std::string(mkdtemp(d.data()));
-  }();
+  static const cuwheel::test::TempDir tmp("toml-safe");  // removed at exit
+  static const std::string dir = tmp.str();
   std::string path = dir + "/" + name;
   std::ofstream(path, std::ios::binary) << text;
   return path;

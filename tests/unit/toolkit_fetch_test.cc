@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "cuwheel/base/digest.h"
+#include "temp_dir.h"
 
 using namespace cuwheel;
 using namespace cuwheel::toolkit;
@@ -115,9 +116,8 @@ std::string rpm_file(const std::string& name, const std::vector<Member>& members
 class ToolkitFetch : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::TempDir() + "tkfetch-" + std::to_string(::getpid()) + "-" +
-           testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(dir_);
+    dir_ = tmp_.str();
+    ASSERT_FALSE(dir_.empty());
     fs::create_directories(dir_ + "/rpms");
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -132,6 +132,7 @@ class ToolkitFetch : public testing::Test {
     spit(dir_ + "/rpms/SHA256SUMS", sums);
   }
 
+  cuwheel::test::TempDir tmp_{"tkfetch"};  // this test's own folder
   std::string dir_;
 };
 
@@ -499,9 +500,8 @@ TEST(ToolkitNvccVersion, Parses) {
 class ToolkitCheck : public testing::Test {
  protected:
   void SetUp() override {
-    root_ = testing::TempDir() + "tkcheck-" + std::to_string(::getpid()) + "-" +
-            testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(root_);
+    root_ = tmp_.str();
+    ASSERT_FALSE(root_.empty());
     fs::create_directories(root_ + "/bin");
     spit(root_ + "/EULA.txt", "licence\n");
   }
@@ -525,6 +525,7 @@ class ToolkitCheck : public testing::Test {
     ADD_FAILURE() << "no step " << name;
     return none;
   }
+  cuwheel::test::TempDir tmp_{"tkcheck"};  // this test's own folder
   std::string root_;
 };
 

@@ -7,20 +7,21 @@
 #include <fstream>
 
 #include "cuwheel/toolkit/http.h"
+#include "temp_dir.h"
 
 namespace cuwheel::toolkit {
 namespace {
 
 namespace fs = std::filesystem;
 
+// Each test gets a fresh folder of its own (tests run in parallel under ctest -j).
 struct HttpTest : ::testing::Test {
-  fs::path dir = fs::path(testing::TempDir()) / "cuwheel_http_test";
+  cuwheel::test::TempDir tmp{"http"};
+  fs::path dir = tmp.path();
   void SetUp() override {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    ASSERT_FALSE(dir.empty());
     std::ofstream(dir / "a file.txt", std::ios::binary) << "abc";
   }
-  void TearDown() override { fs::remove_all(dir); }
 };
 
 // SHA-256("abc"), FIPS 180-4 appendix B.1.

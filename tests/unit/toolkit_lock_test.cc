@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "cuwheel/toolkit/lock.h"
+#include "temp_dir.h"
 
 namespace cuwheel::toolkit {
 namespace {
@@ -24,10 +25,6 @@ LockedToolkit sample(const std::string& name, const std::string& release) {
   t.rpms.push_back({"cuda-crt-12-9", "12.9.86-1", "x86_64", "cuda-crt-12-9-12.9.86-1.x86_64.rpm",
                     std::string(64, 'a'), 42});
   return t;
-}
-
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::path(testing::TempDir()) / ("cuwheel_lock_test_" + name)).string();
 }
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
@@ -72,7 +69,8 @@ TEST(LockFormat, RoundTripIsByteIdentical) {
   LockedToolkit odd = sample("cu12-x", "12.8");
   odd.repo = "/mirror/with \"quotes\" and \\ back\tslash/";
   lock.upsert(odd);
-  std::string path = temp_path("roundtrip.lock");
+  cuwheel::test::TempDir tmp;
+  std::string path = (tmp / "roundtrip.lock").string();
   ASSERT_TRUE(write_lock(path, lock));
   auto back = read_lock(path);
   ASSERT_TRUE(back) << back.error().message();
@@ -104,7 +102,8 @@ TEST(LockModel, UpsertReplacesOneAndKeepsOthers) {
 
 // Each case: a lock text and the exact message read_lock gives.
 TEST(LockRead, ErrorsNameFileAndLine) {
-  std::string path = temp_path("bad.lock");
+  cuwheel::test::TempDir tmp;
+  std::string path = (tmp / "bad.lock").string();
   const std::string good_rpm =
       "[[toolkit.cu12.rpm]]\nname = \"a\"\nevr = \"1-1\"\narch = \"x86_64\"\nlocation = \"a.rpm\"\n";
   struct Case {
@@ -152,7 +151,8 @@ TEST(LockRead, ErrorsNameFileAndLine) {
 }
 
 TEST(LockRead, AcceptsUpperCaseDigestsAndNormalises) {
-  std::string path = temp_path("upper.lock");
+  cuwheel::test::TempDir tmp;
+  std::string path = (tmp / "upper.lock").string();
   write(path, "schema = 1\n[toolkit.cu12]\nrelease = \"12.9\"\nrepo = \"r/\"\n"
               "key_fingerprint = \"610c7b14e068a878070da4e99cd0a493d42d0685\"\n"
               "[[toolkit.cu12.rpm]]\nname = \"a\"\nevr = \"1-1\"\narch = \"x86_64\"\nlocation = \"a.rpm\"\n"

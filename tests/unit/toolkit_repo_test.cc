@@ -14,6 +14,7 @@
 #include "cuwheel/base/digest.h"
 #include "cuwheel/toolkit/http.h"
 #include "cuwheel/toolkit/repo.h"
+#include "temp_dir.h"
 
 namespace cuwheel::toolkit {
 namespace {
@@ -428,8 +429,9 @@ void write(const std::filesystem::path& p, const std::string& data) {
 }
 
 TEST(LoadRepository, ChecksPrimaryChecksumBeforeParsing) {
-  auto dir = std::filesystem::path(testing::TempDir()) / "cuwheel_repo_load";
-  std::filesystem::remove_all(dir);
+  cuwheel::test::TempDir tmp;
+  auto dir = tmp.path();
+  ASSERT_FALSE(dir.empty());
   std::string primary = compress(primary_doc(pkg_xml("cuda-a-12-9", "x86_64", "1", "1", "", "")), ARCHIVE_FILTER_XZ);
   write(dir / "repodata/primary.xml.xz", primary);
   auto repomd = [&](const std::string& sum) {
@@ -582,12 +584,12 @@ TEST(Filelists, Errors) {
 //   cuda-fx-lib-12-9   lists libfx.so.1 in filelists only
 //   cuda-plain-12-9    no requirements
 struct FxRepo {
+  cuwheel::test::TempDir tmp;  // a folder of this test's own; dir lies inside it
   std::filesystem::path dir;
   std::string primary_gz;
   std::string filelists_gz;
 
-  explicit FxRepo(const std::string& name) : dir(std::filesystem::path(testing::TempDir()) / name) {
-    std::filesystem::remove_all(dir);
+  explicit FxRepo(const std::string& name) : tmp(name), dir(tmp / "repo") {
     std::string pk =
         pkg_xml("cuda-fx-tool-12-9", "x86_64", "12.9.86", "1", "",
                 entry("/usr/share/cuda-fx/data.txt") + entry("/bin/sh"),
@@ -800,8 +802,9 @@ long proc_status_kib(const char* key) {
 // XML is streamed from the compressed file, and memory does not grow with
 // the file list. Bounds are loose so they hold under sanitizers.
 TEST(Scale, MillionFileFilelists) {
-  auto dir = std::filesystem::path(testing::TempDir()) / "cuwheel_fl_scale";
-  std::filesystem::remove_all(dir);
+  cuwheel::test::TempDir tmp;
+  auto dir = tmp.path();
+  ASSERT_FALSE(dir.empty());
   constexpr int kPackages = 20000, kFilesEach = 50;
   std::string pk, fl;
   auto sha = [](int i) {

@@ -5,15 +5,19 @@
 #include "cuwheel/wheel/wheel.h"
 
 #include <gtest/gtest.h>
+
+#include <iostream>
 #include <unistd.h>
 #include <zip.h>
 
 #include <cstdio>
 #include <fstream>
+#include <memory>
 
 #include "cuwheel/base/digest.h"
 #include "cuwheel/wheel/metadata.h"
 #include "cuwheel/wheel/pep508.h"
+#include "temp_dir.h"
 
 namespace cuwheel {
 namespace {
@@ -246,11 +250,12 @@ int exercise(Bytes b) {
   return ok;
 }
 
+// A fresh folder named after the running test; all are removed at exit.
 std::string temp_dir() {
-  std::string tmpl = ::testing::TempDir() + "cuwheel-wheel-test-XXXXXX";
-  char* d = mkdtemp(tmpl.data());
-  EXPECT_NE(d, nullptr);
-  return tmpl;
+  static std::vector<std::unique_ptr<cuwheel::test::TempDir>> dirs;
+  dirs.push_back(std::make_unique<cuwheel::test::TempDir>("wheel"));
+  EXPECT_FALSE(dirs.back()->path().empty());
+  return dirs.back()->str();
 }
 
 // ---------------------------------------------------------------------------
@@ -516,17 +521,69 @@ TEST(WheelHostile, EveryTruncationFailsCleanly) {
   }
 }
 
+// Every byte flipped three ways: each flipped wheel either opens (and every
+// member can be peeked and read, or its read fails with a message naming the
+// member or an offset) or is refused with an Error that names the archive and
+// says why: an offset or a member, or a fault of the archive as a whole (its
+// end records: multi-disk, missing, inconsistent). All kinds occur.
 TEST(WheelHostile, ByteFlipsNeverCrash) {
   Bytes z = assemble({stored("a.py", "print(1)"), deflated("b.so", std::string(300, 'z'))}, true);
   z.insert(z.end() - 0, 0);  // no-op guard so the last byte is flipped too
   z.pop_back();
+  auto names_a_place = [](const std::string& msg, const std::vector<std::string>& members) {
+    if (msg.find("0x") != std::string::npos) return true;
+    for (const auto& n : members)
+      if (!n.empty() && msg.find(n) != std::string::npos) return true;
+    return false;
+  };
+  const std::vector<std::string> original = {"a.py", "b.so"};
+  const std::string prefix = "test.whl: ";
+  size_t flips = 0, opened = 0, refused_at_place = 0, refused_whole = 0, reads_ok = 0, reads_failed = 0;
+  std::vector<std::string> unexplained;
   for (size_t i = 0; i < z.size(); ++i) {
     for (uint8_t x : {0x01, 0x80, 0xff}) {
       Bytes m = z;
       m[i] ^= x;
-      exercise(m);
+      ++flips;
+      const std::string where = "byte " + std::to_string(i) + " ^ " + std::to_string(x) + ": ";
+      auto w = open_bytes(std::move(m));
+      if (!w) {
+        const std::string& msg = w.error().message();
+        if (msg.rfind(prefix, 0) != 0 || msg.size() <= prefix.size()) {
+          unexplained.push_back(where + "open: '" + msg + "'");
+        } else if (names_a_place(msg, original)) {
+          ++refused_at_place;
+        } else {
+          ++refused_whole;
+        }
+        continue;
+      }
+      ++opened;
+      for (const auto& mem : w->members()) {
+        (void)w->peek(mem, 4);
+        auto r = w->read(mem);
+        if (r) {
+          ++reads_ok;
+          continue;
+        }
+        ++reads_failed;
+        const std::string& msg = r.error().message();
+        if (!names_a_place(msg, {mem.name})) unexplained.push_back(where + "read " + mem.name + ": '" + msg + "'");
+      }
     }
   }
+  EXPECT_EQ(flips, 3 * z.size());
+  EXPECT_EQ(opened + refused_at_place + refused_whole, flips) << "some refusals do not name the archive";
+  EXPECT_GT(opened, 0u);
+  EXPECT_GT(refused_at_place, 0u);
+  EXPECT_GT(refused_whole, 0u);
+  EXPECT_GT(reads_ok, 0u);
+  EXPECT_GT(reads_failed, 0u);
+  EXPECT_TRUE(unexplained.empty()) << unexplained.size() << " outcomes say nothing of where, first: "
+                                   << (unexplained.empty() ? "" : unexplained.front());
+  std::cout << flips << " flips: " << opened << " opened (" << reads_ok << " reads ok, " << reads_failed
+            << " failed), " << refused_at_place << " refused at an offset or member, " << refused_whole
+            << " refused as a whole\n";
 }
 
 // ---------------------------------------------------------------------------
