@@ -31,9 +31,16 @@ bool is_version_token(std::string_view t) {
   return parts >= 2 && parts <= 3;
 }
 
-std::string dl_error() {
-  const char* e = dlerror();
-  return e ? e : "unknown dlopen error";
+// dlopen()s `library` as the CUDA runtime loads the driver; nullptr with
+// dlerror()'s text in `error` when it cannot be loaded.
+void* open_library(const std::string& library, std::string& error) {
+  dlerror();
+  void* h = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* e = dlerror();
+    error = e ? e : "unknown dlopen error";
+  }
+  return h;
 }
 
 // Looks an entry point up; a missing one is recorded by name.
@@ -135,12 +142,8 @@ DriverApiReport query_driver_api(const std::string& library) {
 
   DriverApiReport r;
   r.library = library;
-  dlerror();
-  void* h = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    r.load_error = dl_error();
-    return r;
-  }
+  void* h = open_library(library, r.load_error);
+  if (!h) return r;
   r.loaded = true;
   auto cu_version = lookup<version_fn>(h, "cuDriverGetVersion", r.missing_symbols);
   auto cu_init = lookup<init_fn>(h, "cuInit", r.missing_symbols);
@@ -200,12 +203,8 @@ NvmlReport query_nvml(const std::string& library) {
 
   NvmlReport r;
   r.library = library;
-  dlerror();
-  void* h = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    r.load_error = dl_error();
-    return r;
-  }
+  void* h = open_library(library, r.load_error);
+  if (!h) return r;
   r.loaded = true;
   auto nv_init = lookup<init_fn>(h, "nvmlInit_v2", r.missing_symbols);
   auto nv_shutdown = lookup<shutdown_fn>(h, "nvmlShutdown", r.missing_symbols);

@@ -3,11 +3,12 @@
 // stand-in library (fake_driver.cc) and against files that are no driver.
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <unistd.h>
 
+#include <fstream>
 #include <string>
 
 #include "cuwheel/host/driver.h"
+#include "temp_dir.h"
 
 using namespace cuwheel;
 using namespace cuwheel::host;
@@ -79,13 +80,10 @@ TEST(HostDriver, NoDriverIsNotLoaded) {
 
 TEST(HostDriver, EmptyFileIsNotLoaded) {
   // What `run --hide-driver` leaves where libcuda.so.1 was.
-  const char* tmp = getenv("TMPDIR");
-  std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/cuwheel-empty-libcuda.XXXXXX";
-  int fd = mkstemp(path.data());
-  ASSERT_GE(fd, 0);
-  close(fd);
+  cuwheel::test::TempDir dir;
+  const std::string path = (dir.path() / "libcuda.so.1").string();
+  std::ofstream(path).close();
   DriverApiReport r = query_driver_api(path);
-  unlink(path.c_str());
   EXPECT_FALSE(r.loaded);
   EXPECT_NE(r.load_error.find("file too short"), std::string::npos) << r.load_error;
 }
