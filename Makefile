@@ -2,14 +2,12 @@
 # own set-up (Debian packages, configure, build) on a fresh machine.
 
 BUILD      ?= build
-ASAN_BUILD ?= build-asan
-FUZZ_BUILD ?= build-fuzz
+TEST_BUILD ?= build-test
 JOBS       ?= $(shell nproc)
 FUZZ_SECONDS ?= 10
-# Only the fuzz targets are built in the fuzz tree (not the CLI or tests).
 FUZZ_TARGETS = $(basename $(notdir $(wildcard fuzz/fuzz_*.cc)))
 
-.PHONY: all deps build demo test unit-asan fuzz-smoke clean fixtures bench
+.PHONY: all deps build demo test fuzz-smoke clean fixtures bench
 
 all: build
 
@@ -29,17 +27,23 @@ demo: build
 
 # Every test: unit tests, golden cuobjdump comparisons and CLI end-to-end
 # tests under AddressSanitizer + UndefinedBehaviorSanitizer, then each fuzz
-# target for a bounded time over the committed corpus.
+# target for a bounded time over the committed corpus. One tree serves both:
+# clang compiles every object once with the sanitizers and libFuzzer's
+# coverage hooks; the fuzz targets link libFuzzer, the rest does not.
+TEST_CONFIGURE = cmake -S . -B $(TEST_BUILD) -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 \
+	-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
+	-DCUWHEEL_SANITIZE=ON -DCUWHEEL_FUZZ=ON -DCUWHEEL_TESTS=ON
+
 test: deps
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCUWHEEL_SANITIZE=ON -DCUWHEEL_TESTS=ON
-	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
-	$(MAKE) fuzz-smoke
+	$(TEST_CONFIGURE)
+	cmake --build $(TEST_BUILD) -j $(JOBS)
+	cd $(TEST_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+	bash scripts/fuzz-smoke.sh $(TEST_BUILD) $(FUZZ_SECONDS)
 
 fuzz-smoke: deps
-	CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUWHEEL_FUZZ=ON -DCUWHEEL_TESTS=OFF
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
-	bash scripts/fuzz-smoke.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+	$(TEST_CONFIGURE)
+	cmake --build $(TEST_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
+	bash scripts/fuzz-smoke.sh $(TEST_BUILD) $(FUZZ_SECONDS)
 
 # Rebuilds the committed fixtures and golden listings (needs nvcc and
 # cuobjdump; not part of `make test`).
@@ -50,4 +54,4 @@ bench: build
 	bash bench/run.sh $(BUILD)/cuwheel
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(TEST_BUILD)

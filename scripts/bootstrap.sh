@@ -15,7 +15,8 @@ packages=(
   libarchive-dev                # toolkit: gzip/xz/zstd repodata, RPM payload extraction
   libexpat1-dev                 # toolkit: streaming parser for repodata XML
   rpm createrepo-c zstd         # toolkit tests: build, sign and index a test repository (zstd metadata)
-  clang-14 libclang-rt-14-dev   # libFuzzer and sanitizer runtimes for fuzz targets
+  clang-14 libclang-rt-14-dev   # the test tree: libFuzzer and the sanitizer runtimes
+  ccache                        # rebuilds of the trees reuse unchanged objects
   python3 zip unzip
 )
 

@@ -10,7 +10,8 @@
 # when libFuzzer exits non-zero (crash, sanitizer report, timeout, OOM, leak)
 # or when its corpus directory is missing; the reproducer libFuzzer writes
 # is kept in BUILD_DIR/fuzz-artifacts/<name>/ and its path is printed. One
-# summary line per target gives the executions run; the last line is
+# summary line per target gives the executions run (targets run one per core,
+# FUZZ_JOBS to change it); the last line is
 # "N passed, M failed" and the exit status is 0 only when M is 0.
 set -u -o pipefail
 
@@ -32,16 +33,17 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cuwheel-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-for bin in "${targets[@]}"; do
-  [ -x "$bin" ] && [ -f "$bin" ] || continue
+jobs=${FUZZ_JOBS:-$(nproc)}
+
+# fuzz_one BIN: runs one target; its report goes to $work/<target>.result,
+# whose first word is ok or FAIL.
+fuzz_one() {
+  local bin=$1 name target corpus artifacts log rc execs cov
   name=$(basename "$bin")
   target=${name#fuzz_}
   if [ ! -d "$corpus_root/$target" ]; then
-    echo "FAIL $name: no corpus directory fuzz/corpus/$target"
-    failed=$((failed + 1))
-    continue
+    echo "FAIL $name: no corpus directory fuzz/corpus/$target" >"$work/$target.result"
+    return
   fi
   corpus=$work/$target
   cp -r "$corpus_root/$target" "$corpus"
@@ -59,15 +61,52 @@ for bin in "${targets[@]}"; do
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
   if [ $rc -eq 0 ]; then
-    echo "ok   $name: ${execs:-?} executions in ${seconds}s (${cov:-cov: ?})"
+    echo "ok   $name: ${execs:-?} executions in ${seconds}s (${cov:-cov: ?})" >"$work/$target.result"
+  else
+    {
+      echo "FAIL $name: exit status $rc after ${execs:-?} executions"
+      grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)|Test unit written to' "$log" | head -5 | sed 's/^/     /'
+      cp "$log" "$artifacts/log.txt"
+      echo "     full log: $artifacts/log.txt"
+    } >"$work/$target.result"
+  fi
+}
+
+# The targets run $jobs at a time (FUZZ_JOBS, default: one per core); each
+# writes its own result file, printed in name order once all are done.
+running=0
+for bin in "${targets[@]}"; do
+  [ -x "$bin" ] && [ -f "$bin" ] || continue
+  fuzz_one "$bin" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+done
+wait
+
+passed=0
+failed=0
+for bin in "${targets[@]}"; do
+  [ -x "$bin" ] && [ -f "$bin" ] || continue
+  target=$(basename "$bin")
+  target=${target#fuzz_}
+  if [ ! -f "$work/$target.result" ]; then
+    echo "FAIL fuzz_$target: no result (the run did not finish)"
+    failed=$((failed + 1))
+    continue
+  fi
+  cat "$work/$target.result"
+  if [ "$(head -c 2 "$work/$target.result")" = "ok" ]; then
     passed=$((passed + 1))
   else
-    echo "FAIL $name: exit status $rc after ${execs:-?} executions"
-    grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)|Test unit written to' "$log" | head -5 | sed 's/^/     /'
-    cp "$log" "$artifacts/log.txt"
-    echo "     full log: $artifacts/log.txt"
     failed=$((failed + 1))
   fi
 done
+if [ $((passed + failed)) -eq 0 ]; then
+  echo "fuzz-smoke: no fuzz target ran" >&2
+  exit 2
+fi
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
