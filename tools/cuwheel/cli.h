@@ -125,4 +125,9 @@ void walk_paths(const std::vector<std::string>& paths, InputVisitor& visitor, Pr
 /// "command", "inputs"}; bytes that are not UTF-8 are replaced, never fatal.
 void print_json_document(const std::string& command, nlohmann::ordered_json inputs);
 
+/// Makes an empty value ("--toolkit ''") a usage error for every option of
+/// `app` and of its subcommands, at any depth; call it once every command
+/// is set up.
+void reject_empty_values(CLI::App* app);
+
 }  // namespace cuwheel::cli
