@@ -1,6 +1,6 @@
 // cuwheel command-line tool: the helpers the subcommands share (cli.h):
 // messages, the progress line, walking inputs, the JSON document of list and
-// show, and the checks CLI11 is given on every command.
+// show, and the check CLI11 is given on every option.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -23,14 +23,6 @@ std::string located(const std::string& where, const std::string& message) {
   return where + ": " + message;
 }
 }  // namespace
-
-CLI::App* command_group(CLI::App& app, const std::string& name, const std::string& help) {
-  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
-    if (sub->get_name() == name) return sub;
-  CLI::App* group = app.add_subcommand(name, help);
-  group->require_subcommand(1);
-  return group;
-}
 
 std::string decimal_number_error(const std::string& text) {
   if (text.empty()) return "an empty value is not allowed";
