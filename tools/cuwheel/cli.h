@@ -1,17 +1,20 @@
-// cuwheel command-line tool: shared declarations.
+// cuwheel command-line tool: what the commands share.
 //
-// main.cc declares the subcommands (a table of name, help and handler) with
-// CLI11 and fills one options struct per subcommand; each handler lives in
-// its own cmd_<name>.cc and returns the process exit status:
+// The commands are rows of one table (commands.h, commands.cc); each lives
+// in its own cmd_<name>.cc, which binds its options to state it owns and
+// uses the helpers declared here (cli_common.cc): messages, the progress
+// line, walking inputs, the JSON document of list and show. main.cc builds
+// the CLI11 app from the table and runs the command given. A command's run
+// returns the process exit status:
 //   0  success
-//   1  findings (reserved for `check`)
+//   1  findings (check; a failed gate or verification in the others)
 //   2  an input could not be read, or a usage error
+// (run, which runs another program, also passes that program's status on.)
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -30,62 +33,6 @@ namespace cuwheel::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFindings = 1;
 inline constexpr int kExitUnreadable = 2;
-
-struct ListOptions {
-  bool elf = false;
-  bool ptx = false;
-  bool all = false;
-  std::string format = "text";  ///< text | json | cuobjdump
-  std::vector<std::string> paths;
-};
-
-struct ShowOptions {
-  std::string format = "text";  ///< text | json
-  std::vector<std::string> paths;
-};
-
-struct CheckOptions {
-  std::string policy;            ///< --policy FILE ("" = search)
-  std::vector<std::string> select, ignore;
-  std::string format = "text";   ///< text | json | sarif | github
-  std::optional<int> cuda_major;
-  std::string sass, ptx, gpus, min_driver, max_size, exports, license_files;
-  std::string max_installed_size;  ///< --max-installed-size SIZE
-  std::vector<std::string> entry_points;  ///< --entry-point GROUP:NAME (repeatable)
-  std::vector<std::string> pins;  ///< DIST=exact
-  std::vector<std::string> severity;  ///< RULE=error|warning|off
-  bool sass_exact = false;
-  std::vector<std::string> paths;
-};
-
-int run_list(const ListOptions& opts);
-int run_check(const CheckOptions& opts);
-int run_rules();
-int run_rule(const std::string& name);
-int run_show(const ShowOptions& opts);
-
-/// Self-registering subcommands. A cmd_<name>.cc for a newer subcommand
-/// defines one static `CommandRegistration`; main.cc calls every `setup`
-/// (in `order`, so `cuwheel --help` lists them predictably) before parsing,
-/// and runs the one whose subcommand was given. `setup` adds the subcommand
-/// to `app` and binds its options to state the file owns; `run` returns the
-/// exit status (kExit*).
-struct Command {
-  int order;                                  ///< position in --help, after list/show/check/rules/rule
-  CLI::App* (*setup)(CLI::App& app);          ///< adds the subcommand, returns it
-  int (*run)();                               ///< runs it after a successful parse
-};
-/// The registered commands (order of registration, sorted by main.cc).
-std::vector<Command>& registered_commands();
-struct CommandRegistration {
-  explicit CommandRegistration(Command c) { registered_commands().push_back(c); }
-};
-
-/// The command group `name` (e.g. "toolkit" for `cuwheel toolkit lock`):
-/// returns the existing subcommand of `app` with that name, or adds it with
-/// `help` and require_subcommand(1). Lets several cmd_*.cc files add
-/// subcommands to one group; each registers its leaf subcommands.
-CLI::App* command_group(CLI::App& app, const std::string& name, const std::string& help);
 
 /// Returns "" when `text` is a decimal integer without sign or leading zero
 /// ("12"), else the reason. CLI11 alone would read "012" as octal and
@@ -124,5 +71,10 @@ void walk_paths(const std::vector<std::string>& paths, InputVisitor& visitor, Pr
 /// Prints the JSON document shared by list and show: {"schema": 1, "tool",
 /// "command", "inputs"}; bytes that are not UTF-8 are replaced, never fatal.
 void print_json_document(const std::string& command, nlohmann::ordered_json inputs);
+
+/// Makes an empty value ("--toolkit ''") a usage error for every option of
+/// `app` and of its subcommands, at any depth; call it once every command
+/// is set up.
+void reject_empty_values(CLI::App* app);
 
 }  // namespace cuwheel::cli

@@ -16,6 +16,7 @@
 #include <iterator>
 
 #include "cli.h"
+#include "commands.h"
 #include "cuwheel/cuda/arch.h"
 #include "cuwheel/base/bytes.h"
 #include "cuwheel/base/fileio.h"
@@ -190,6 +191,8 @@ int run_arch_once() {
   return emit(*text + "\n");
 }
 
+}  // namespace
+
 int run_arch() {
   g_wrote = false;
   int rc = run_arch_once();
@@ -202,10 +205,7 @@ int run_arch() {
   return rc;
 }
 
-CLI::App* setup_arch(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "arch", "Convert a GPU architecture list between TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, -gencode and sm_ "
-              "forms, and check it against a CUDA release (docs/arch.md)");
+void setup_arch(CLI::App* cmd) {
   cmd->add_option("LIST", g_opts.list,
                   "The architecture list, e.g. \"7.5;8.0;9.0+PTX\" (quote it; several words are joined; - reads stdin)");
   cmd->add_option("--from", g_opts.from, "Form of the input (default: detected)")
@@ -225,11 +225,6 @@ CLI::App* setup_arch(CLI::App& app) {
       "--release toolkit cannot build; 2 the text cannot be read as an architecture in its form (sm_x, 9.0+ptx,\n"
       "Hopper, all-major), or a usage error.");
   // nvcc flags start with '-': they are given after "--" (docs/arch.md).
-  return cmd;
 }
-
-CommandRegistration g_register{Command{11, setup_arch, run_arch}};
-
-}  // namespace
 
 }  // namespace cuwheel::cli

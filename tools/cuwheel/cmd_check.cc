@@ -5,18 +5,37 @@
 // there is one, 2 when an input (or the policy) cannot be read.
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <tuple>
 
 #include "cli.h"
+#include "commands.h"
 #include "cuwheel/check/check.h"
 #include "cuwheel/render/report.h"
 
 namespace cuwheel::cli {
 
 namespace {
+
+struct CheckOptions {
+  std::string policy;            ///< --policy FILE ("" = search)
+  std::vector<std::string> select, ignore;
+  std::string format = "text";   ///< text | json | sarif | github
+  std::optional<int> cuda_major;
+  std::string sass, ptx, gpus, min_driver, max_size, exports, license_files;
+  std::string max_installed_size;  ///< --max-installed-size SIZE
+  std::vector<std::string> entry_points;  ///< --entry-point GROUP:NAME (repeatable)
+  std::vector<std::string> pins;  ///< DIST=exact
+  std::vector<std::string> severity;  ///< RULE=error|warning|off
+  bool sass_exact = false;
+  std::vector<std::string> paths;
+};
+CheckOptions g_opts;
+std::string g_rule_name;  ///< `cuwheel rule NAME`
 
 // A comma-list flag's value: an empty item (",,", a trailing comma) is a
 // usage error naming the flag, never a silently shorter list.
@@ -51,7 +70,34 @@ bool resolve_rules(std::vector<std::string>& names, const char* flag) {
 
 }  // namespace
 
-int run_check(const CheckOptions& o) {
+void setup_check(CLI::App* cmd) {
+  cmd->add_option("--policy", g_opts.policy, "Policy file (default: cuwheel.toml or [tool.cuwheel] in the nearest pyproject.toml)");
+  // Split by run_check, which rejects an empty item (CLI11's delimiter drops it).
+  cmd->add_option("--select", g_opts.select, "Only these rules (comma-separated names or codes)")->allow_extra_args(false);
+  cmd->add_option("--ignore", g_opts.ignore, "Never these rules (comma-separated)")->allow_extra_args(false);
+  cmd->add_option("--format", g_opts.format, "Output format")
+      ->check(CLI::IsMember({"text", "json", "sarif", "github"}))
+      ->default_str("text");
+  cmd->add_option("--cuda-major", g_opts.cuda_major, "CUDA major the wheel targets")
+      ->check(CLI::Validator([](std::string& s) { return decimal_number_error(s); }, "", "decimal"))
+      ->check(CLI::IsMember({12, 13}));
+  cmd->add_option("--sass", g_opts.sass, "SASS every device-code library must carry, e.g. sm_75,sm_80,sm_90");
+  cmd->add_flag("--sass-exact", g_opts.sass_exact, "Also flag SASS not in --sass");
+  cmd->add_option("--ptx", g_opts.ptx, "Required PTX: newest, none, or compute_NN,...");
+  cmd->add_option("--gpus", g_opts.gpus, "GPUs every device-code library must run on, e.g. sm_80,sm_89");
+  cmd->add_option("--min-driver", g_opts.min_driver, "Oldest NVIDIA driver to support, e.g. 570.26");
+  cmd->add_option("--max-size", g_opts.max_size, "Largest wheel size, e.g. 200MB");
+  cmd->add_option("--max-installed-size", g_opts.max_installed_size, "Largest installed size (sum of uncompressed members), e.g. 1GB");
+  cmd->add_option("--entry-point", g_opts.entry_points, "GROUP:NAME (or NAME, any group) the wheel must declare (repeatable)")->allow_extra_args(false);
+  cmd->add_option("--exports", g_opts.exports, "Allowed exported symbols, glob patterns, comma-separated");
+  cmd->add_option("--license-file", g_opts.license_files, "Files that must be in the wheel, comma-separated");
+  cmd->add_option("--pin", g_opts.pins, "DIST=exact: Requires-Dist must pin DIST with ==")->allow_extra_args(false);
+  cmd->add_option("--severity", g_opts.severity, "RULE=error|warning|off")->allow_extra_args(false);
+  cmd->add_option("PATH", g_opts.paths, "Wheel, folder of wheels, shared library or installed environment")->required();
+}
+
+int run_check() {
+  const CheckOptions& o = g_opts;
   // 1. The policy: file, then flags on top.
   check::Policy policy;
   std::string file = o.policy;
@@ -211,7 +257,10 @@ constexpr const char* kUnreadableDoc =
     "  In JSON it is summary.unreadable; in SARIF a toolExecutionNotification\n"
     "  with executionSuccessful false (docs/check.md).\n";
 
-int run_rule(const std::string& name) {
+void setup_rule(CLI::App* cmd) { cmd->add_option("NAME", g_rule_name, "Rule name or code")->required(); }
+
+int run_rule() {
+  const std::string& name = g_rule_name;
   if (name == "unreadable") {
     std::cout << kUnreadableDoc;
     return kExitOk;

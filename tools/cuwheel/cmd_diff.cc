@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "commands.h"
 #include "cuwheel/release/diff.h"
 
 namespace cuwheel::cli {
@@ -190,7 +191,9 @@ json json_report(const diff::WheelDiff& d, const std::vector<Gate>& gates) {
   return doc;
 }
 
-int run() {
+}  // namespace
+
+int run_diff() {
   const DiffOptions& o = g_opts;
   std::vector<Gate> gates;
   auto add_gate = [&gates](const std::string& text, const char* flag, const char* what) {
@@ -231,8 +234,7 @@ int run() {
   return exceeded ? kExitFindings : kExitOk;
 }
 
-CLI::App* setup(CLI::App& app) {
-  auto* cmd = app.add_subcommand("diff", "Compare two builds of a wheel: sizes, members, device code, NEEDED and RUNPATH");
+void setup_diff(CLI::App* cmd) {
   cmd->add_option("OLD", g_opts.old_path, "The earlier build (.whl)")->required();
   cmd->add_option("NEW", g_opts.new_path, "The later build (.whl)")->required();
   cmd->add_option("--max-growth", g_opts.max_growth, "Exit 1 when the wheel file grew by more than this: 10% or 50MB");
@@ -242,11 +244,6 @@ CLI::App* setup(CLI::App& app) {
       ->check(CLI::Validator([](std::string& s) { return decimal_number_error(s); }, "", "decimal"))
       ->default_str("20");
   cmd->add_option("--format", g_opts.format, "Output format")->check(CLI::IsMember({"text", "json"}))->default_str("text");
-  return cmd;
 }
-
-const CommandRegistration kRegistration{Command{5, setup, run}};
-
-}  // namespace
 
 }  // namespace cuwheel::cli

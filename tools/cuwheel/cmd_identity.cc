@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "cli.h"
+#include "commands.h"
 #include "cuwheel/base/bytes.h"
 #include "cuwheel/release/identity.h"
 
@@ -106,7 +107,33 @@ std::string toolkit_line(const Current& cur) {
          std::to_string(cur.toolkit->minor) + ", from " + printable(cur.toolkit->source) + ")";
 }
 
-int identity_show() {
+const char* state_name(id::StampCheck::State s) {
+  switch (s) {
+    case id::StampCheck::State::kMatches: return "matches";
+    case id::StampCheck::State::kDiffers: return "differs";
+    case id::StampCheck::State::kMissing: return "missing";
+    case id::StampCheck::State::kMalformed: return "malformed";
+  }
+  return "missing";
+}
+
+// Adds the options every leaf shares.
+void add_common(CLI::App* cmd, std::vector<std::string> formats) {
+  auto* tk = cmd->add_option("--toolkit", g_opts.toolkit,
+                             "CUDA toolkit prefix (default: CUDA_HOME, CUDA_PATH, then nvcc on PATH)");
+  auto* major = cmd->add_option("--cuda-major", g_opts.cuda_major, "State the CUDA major instead of detecting it")
+                    ->check(CLI::Validator([](std::string& s) { return decimal_number_error(s); }, "", "decimal"))
+                    ->check(CLI::Range(1, 999));
+  tk->excludes(major);
+  cmd->add_option("--flag", g_opts.flags,
+                  "A declared flag (NAME) or axis (NAME=VALUE) that changes generated sources, e.g. coverage")
+      ->allow_extra_args(false);
+  cmd->add_option("--format", g_opts.format, "Output format")->check(CLI::IsMember(formats))->capture_default_str();
+}
+
+}  // namespace
+
+int run_identity_show() {
   if (g_opts.format == "dir" && g_opts.generated_root.empty()) {
     print_error_escaped("identity show", "--format dir needs --generated-root");
     return kExitUnreadable;
@@ -133,17 +160,7 @@ int identity_show() {
   return kExitOk;
 }
 
-const char* state_name(id::StampCheck::State s) {
-  switch (s) {
-    case id::StampCheck::State::kMatches: return "matches";
-    case id::StampCheck::State::kDiffers: return "differs";
-    case id::StampCheck::State::kMissing: return "missing";
-    case id::StampCheck::State::kMalformed: return "malformed";
-  }
-  return "missing";
-}
-
-int identity_check() {
+int run_identity_check() {
   auto cur = current_identity();
   if (!cur) return kExitUnreadable;
   auto r = id::check_stamp(g_opts.stamp, cur->identity);
@@ -167,7 +184,7 @@ int identity_check() {
   return r->rebuild() ? kExitFindings : kExitOk;
 }
 
-int identity_stamp() {
+int run_identity_stamp() {
   auto cur = current_identity();
   if (!cur) return kExitUnreadable;
   auto st = id::write_stamp(g_opts.stamp, cur->identity);
@@ -185,51 +202,20 @@ int identity_stamp() {
   return kExitOk;
 }
 
-// Adds the options every leaf shares.
-void add_common(CLI::App* cmd, std::vector<std::string> formats) {
-  auto* tk = cmd->add_option("--toolkit", g_opts.toolkit,
-                             "CUDA toolkit prefix (default: CUDA_HOME, CUDA_PATH, then nvcc on PATH)");
-  auto* major = cmd->add_option("--cuda-major", g_opts.cuda_major, "State the CUDA major instead of detecting it")
-                    ->check(CLI::Validator([](std::string& s) { return decimal_number_error(s); }, "", "decimal"))
-                    ->check(CLI::Range(1, 999));
-  tk->excludes(major);
-  cmd->add_option("--flag", g_opts.flags,
-                  "A declared flag (NAME) or axis (NAME=VALUE) that changes generated sources, e.g. coverage")
-      ->allow_extra_args(false);
-  cmd->add_option("--format", g_opts.format, "Output format")->check(CLI::IsMember(formats))->capture_default_str();
-}
-
-CLI::App* group(CLI::App& app) {
-  return command_group(app, "identity",
-                       "Build identity: keep generated sources and artifacts of one CUDA configuration apart from another's");
-}
-
-CLI::App* setup_show(CLI::App& app) {
-  auto* cmd = group(app)->add_subcommand("show", "Print the identity of the current configuration and its keyed folder");
+void setup_identity_show(CLI::App* cmd) {
   add_common(cmd, {"text", "json", "name", "dir"});
   cmd->add_option("--generated-root", g_opts.generated_root,
                   "Folder for generated sources, keyed by the identity (e.g. build/cython -> build/cython/cu13)");
-  return cmd;
 }
 
-CLI::App* setup_check(CLI::App& app) {
-  auto* cmd = group(app)->add_subcommand("check", "Exit 1 when the last completed build's stamp differs or is missing");
+void setup_identity_check(CLI::App* cmd) {
   add_common(cmd, {"text", "json"});
   cmd->add_option("--stamp", g_opts.stamp, "Stamp file of the last completed build")->capture_default_str();
-  return cmd;
 }
 
-CLI::App* setup_stamp(CLI::App& app) {
-  auto* cmd = group(app)->add_subcommand("stamp", "Record the identity as the last completed build (atomic write)");
+void setup_identity_stamp(CLI::App* cmd) {
   add_common(cmd, {"text", "json"});
   cmd->add_option("--stamp", g_opts.stamp, "Stamp file to write")->capture_default_str();
-  return cmd;
 }
-
-const CommandRegistration kShow{Command{30, setup_show, identity_show}};
-const CommandRegistration kCheck{Command{31, setup_check, identity_check}};
-const CommandRegistration kStamp{Command{32, setup_stamp, identity_stamp}};
-
-}  // namespace
 
 }  // namespace cuwheel::cli

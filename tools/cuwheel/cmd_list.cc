@@ -9,6 +9,7 @@
 //              "member PATH:MEMBER:" line.
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <climits>
 #include <optional>
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "commands.h"
 #include "cuwheel/object/archive.h"
 #include "cuwheel/render/cuobjdump.h"
 #include "cuwheel/object/devicecode.h"
@@ -27,6 +29,15 @@ namespace cuwheel::cli {
 namespace {
 
 using json = nlohmann::ordered_json;
+
+struct ListOptions {
+  bool elf = false;
+  bool ptx = false;
+  bool all = false;
+  std::string format = "text";  ///< text | json | cuobjdump
+  std::vector<std::string> paths;
+};
+ListOptions g_opts;
 
 std::string current_dir() {
   char buf[PATH_MAX];
@@ -336,7 +347,18 @@ class ListVisitor : public InputVisitor {
 
 }  // namespace
 
-int run_list(const ListOptions& o) {
+void setup_list(CLI::App* cmd) {
+  cmd->add_flag("--elf", g_opts.elf, "List ELF (SASS) entries");
+  cmd->add_flag("--ptx", g_opts.ptx, "List PTX entries");
+  cmd->add_flag("--all", g_opts.all, "Also list relocatable fatbins (like cuobjdump -all)");
+  cmd->add_option("--format", g_opts.format, "Output format")
+      ->check(CLI::IsMember({"text", "json", "cuobjdump"}))
+      ->default_str("text");
+  cmd->add_option("PATH", g_opts.paths, "ELF file, static archive, fatbin, cubin, wheel or directory")->required();
+}
+
+int run_list() {
+  const ListOptions& o = g_opts;
   Progress progress;
   ListVisitor v(o, progress);
   walk_paths(o.paths, v, progress, [&v](const std::string& p, const Error& e) { v.missing(p, e); });

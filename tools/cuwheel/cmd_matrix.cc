@@ -12,6 +12,7 @@
 #include <map>
 
 #include "cli.h"
+#include "commands.h"
 #include "cuwheel/base/bytes.h"
 #include "cuwheel/base/fileio.h"
 #include "cuwheel/release/matrix.h"
@@ -257,6 +258,8 @@ bool same_file(const std::string& output, const std::string& input) {
   return std::filesystem::equivalent(output, input, ec) && !ec;
 }
 
+}  // namespace
+
 int run_matrix() {
   g_wrote = false;
   // Refused before anything is read or written: a failed run removes its
@@ -279,9 +282,7 @@ int run_matrix() {
   return rc;
 }
 
-CLI::App* setup_matrix(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "matrix", "Filter a generated CI build matrix by a release policy and print the {\"include\": [...]} matrix (docs/matrix.md)");
+void setup_matrix(CLI::App* cmd) {
   cmd->add_option("MATRIX", g_opts.input, "The generator's JSON output: a list of rows or {\"include\": [...]} (- for stdin)")
       ->required();
   cmd->add_option("--policy", g_opts.policy,
@@ -301,11 +302,6 @@ CLI::App* setup_matrix(CLI::App& app) {
                   "Write the result to FILE (atomically) instead of stdout; a run that fails (exit 1 or 2) removes an "
                   "existing FILE, so an earlier matrix cannot pass for this run's");
   cmd->add_flag("-v,--verbose", g_opts.verbose, "List every dropped row");
-  return cmd;
 }
-
-CommandRegistration g_register{Command{10, setup_matrix, run_matrix}};
-
-}  // namespace
 
 }  // namespace cuwheel::cli

@@ -11,6 +11,7 @@
 
 #include "base/policy_file.h"
 #include "cli.h"
+#include "commands.h"
 #include "cuwheel/base/bytes.h"
 #include "cuwheel/release/release.h"
 
@@ -95,17 +96,60 @@ json tag_json(const rel::TagInfo& t) {
               {"production", t.to_production}};
 }
 
-// --- select ----------------------------------------------------------------
-
-CLI::App* setup_select(CLI::App& app) {
-  CLI::App* group = command_group(app, "release", "Release plumbing: select, verify, split, plan (docs/release.md)");
-  CLI::App* sub = group->add_subcommand("select", "Which distributions a tag releases, and to which indexes");
-  sub->add_option("--tag", g_select.tag, "Release tag, e.g. v0.2.0 or v0.2.0rc1")->required();
-  add_common(sub, g_select);
-  return sub;
+json verify_json(const rel::VerifyReport& r) {
+  json doc;
+  doc.update(tag_json(r.selection.tag));
+  doc["ok"] = r.ok();
+  json expected = json::array();
+  for (const auto& e : r.expected)
+    expected.push_back(json{{"distribution", e.distribution},
+                            {"kind", e.kind},
+                            {"slot", e.slot},
+                            {"file", e.file.empty() ? json(nullptr) : json(e.file)},
+                            {"example", e.example}});
+  doc["expected"] = expected;
+  doc["files"] = r.files;
+  json findings = json::array();
+  for (const auto& f : r.findings) findings.push_back(json{{"file", f.file}, {"code", f.code}, {"message", f.message}});
+  doc["findings"] = findings;
+  return doc;
 }
 
-int run_select() {
+void print_findings_text(const std::string& dir, const rel::VerifyReport& r) {
+  // File names and METADATA/WHEEL values come from the input: escaped, so
+  // that a name holding a line break cannot start a CI workflow command.
+  for (const auto& f : r.findings)
+    std::printf("%s/%s: error[%s]: %s\n", printable(dir).c_str(), printable(f.file).c_str(), f.code.c_str(),
+                printable(f.message).c_str());
+  // An expected slot counts only when its file is there and has no problem
+  // of its own (a file of another version fills a slot but does not pass).
+  size_t found = 0;
+  for (const auto& e : r.expected) {
+    if (e.file.empty()) continue;
+    bool clean = true;
+    for (const auto& f : r.findings) clean = clean && f.file != e.file;
+    found += clean;
+  }
+  std::printf("%s: %zu of %zu expected files for %s pass, %zu file%s in the folder, %zu problem%s\n", printable(dir).c_str(), found,
+              r.expected.size(), r.selection.tag.version_text.c_str(), r.files.size(), r.files.size() == 1 ? "" : "s",
+              r.findings.size(), r.findings.size() == 1 ? "" : "s");
+}
+
+int verify_status(const rel::VerifyReport& r) {
+  if (r.any_unreadable()) return kExitUnreadable;
+  return r.ok() ? kExitOk : kExitFindings;
+}
+
+}  // namespace
+
+// --- select ----------------------------------------------------------------
+
+void setup_release_select(CLI::App* sub) {
+  sub->add_option("--tag", g_select.tag, "Release tag, e.g. v0.2.0 or v0.2.0rc1")->required();
+  add_common(sub, g_select);
+}
+
+int run_release_select() {
   auto policy = policy_for(g_select);
   if (!policy) return kExitUnreadable;
   auto sel = rel::select(g_select.tag, *policy);
@@ -156,60 +200,13 @@ int run_select() {
 
 // --- verify ----------------------------------------------------------------
 
-json verify_json(const rel::VerifyReport& r) {
-  json doc;
-  doc.update(tag_json(r.selection.tag));
-  doc["ok"] = r.ok();
-  json expected = json::array();
-  for (const auto& e : r.expected)
-    expected.push_back(json{{"distribution", e.distribution},
-                            {"kind", e.kind},
-                            {"slot", e.slot},
-                            {"file", e.file.empty() ? json(nullptr) : json(e.file)},
-                            {"example", e.example}});
-  doc["expected"] = expected;
-  doc["files"] = r.files;
-  json findings = json::array();
-  for (const auto& f : r.findings) findings.push_back(json{{"file", f.file}, {"code", f.code}, {"message", f.message}});
-  doc["findings"] = findings;
-  return doc;
-}
-
-void print_findings_text(const std::string& dir, const rel::VerifyReport& r) {
-  // File names and METADATA/WHEEL values come from the input: escaped, so
-  // that a name holding a line break cannot start a CI workflow command.
-  for (const auto& f : r.findings)
-    std::printf("%s/%s: error[%s]: %s\n", printable(dir).c_str(), printable(f.file).c_str(), f.code.c_str(),
-                printable(f.message).c_str());
-  // An expected slot counts only when its file is there and has no problem
-  // of its own (a file of another version fills a slot but does not pass).
-  size_t found = 0;
-  for (const auto& e : r.expected) {
-    if (e.file.empty()) continue;
-    bool clean = true;
-    for (const auto& f : r.findings) clean = clean && f.file != e.file;
-    found += clean;
-  }
-  std::printf("%s: %zu of %zu expected files for %s pass, %zu file%s in the folder, %zu problem%s\n", printable(dir).c_str(), found,
-              r.expected.size(), r.selection.tag.version_text.c_str(), r.files.size(), r.files.size() == 1 ? "" : "s",
-              r.findings.size(), r.findings.size() == 1 ? "" : "s");
-}
-
-int verify_status(const rel::VerifyReport& r) {
-  if (r.any_unreadable()) return kExitUnreadable;
-  return r.ok() ? kExitOk : kExitFindings;
-}
-
-CLI::App* setup_verify(CLI::App& app) {
-  CLI::App* group = command_group(app, "release", "Release plumbing: select, verify, split, plan (docs/release.md)");
-  CLI::App* sub = group->add_subcommand("verify", "Check that a folder holds exactly the release set of a version");
+void setup_release_verify(CLI::App* sub) {
   sub->add_option("DIR", g_verify.dir, "Folder of built wheels and sdists")->required();
   sub->add_option("--version", g_verify.version, "Release version or tag, e.g. 0.2.0 or v0.2.0")->required();
   add_common(sub, g_verify);
-  return sub;
 }
 
-int run_verify() {
+int run_release_verify() {
   auto policy = policy_for(g_verify);
   if (!policy) return kExitUnreadable;
   auto r = rel::verify_release(g_verify.dir, g_verify.version, *policy);
@@ -230,9 +227,7 @@ int run_verify() {
 
 // --- split -----------------------------------------------------------------
 
-CLI::App* setup_split(CLI::App& app) {
-  CLI::App* group = command_group(app, "release", "Release plumbing: select, verify, split, plan (docs/release.md)");
-  CLI::App* sub = group->add_subcommand("split", "Put each file of a verified release set into OUT/<distribution>/");
+void setup_release_split(CLI::App* sub) {
   sub->add_option("DIR", g_split.dir, "Folder of built wheels and sdists (not modified)")->required();
   sub->add_option("OUT", g_split.out, "Output folder")->required();
   sub->add_option("--version", g_split.version, "Release version or tag, e.g. 0.2.0 or v0.2.0")->required();
@@ -240,10 +235,9 @@ CLI::App* setup_split(CLI::App& app) {
                 "Split even when verify finds problems (they are printed as warnings; unassigned files are skipped)");
   sub->add_flag("--copy", g_split.copy, "Copy files instead of hard-linking them");
   add_common(sub, g_split);
-  return sub;
 }
 
-int run_split() {
+int run_release_split() {
   auto policy = policy_for(g_split);
   if (!policy) return kExitUnreadable;
   auto r = rel::verify_release(g_split.dir, g_split.version, *policy);
@@ -293,15 +287,12 @@ int run_split() {
 
 // --- plan ------------------------------------------------------------------
 
-CLI::App* setup_plan(CLI::App& app) {
-  CLI::App* group = command_group(app, "release", "Release plumbing: select, verify, split, plan (docs/release.md)");
-  CLI::App* sub = group->add_subcommand("plan", "The publish order of a tag's distributions, as steps");
+void setup_release_plan(CLI::App* sub) {
   sub->add_option("--tag", g_plan.tag, "Release tag, e.g. v0.2.0 or v0.2.0rc1")->required();
   add_common(sub, g_plan);
-  return sub;
 }
 
-int run_plan() {
+int run_release_plan() {
   auto policy = policy_for(g_plan);
   if (!policy) return kExitUnreadable;
   auto sel = rel::select(g_plan.tag, *policy);
@@ -348,12 +339,5 @@ int run_plan() {
   }
   return kExitOk;
 }
-
-const CommandRegistration kSelect(Command{20, setup_select, run_select});
-const CommandRegistration kVerify(Command{21, setup_verify, run_verify});
-const CommandRegistration kSplit(Command{22, setup_split, run_split});
-const CommandRegistration kPlan(Command{23, setup_plan, run_plan});
-
-}  // namespace
 
 }  // namespace cuwheel::cli

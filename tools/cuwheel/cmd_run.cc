@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "commands.h"
 #include "cuwheel/host/hide_driver.h"
 
 namespace cuwheel::cli {
@@ -38,22 +39,6 @@ struct RunOptions {
 };
 
 RunOptions g_opts;
-
-CLI::App* setup(CLI::App& app) {
-  auto* sub = app.add_subcommand("run", "Run a command with the NVIDIA driver hidden (CPU-fallback tests)");
-  sub->add_flag("--hide-driver", g_opts.hide_driver,
-                "Cover every driver library the loader can find and /dev/nvidia* (required)");
-  sub->add_option("--also", g_opts.also, "Cover this file or folder too (repeatable)")->allow_extra_args(false);
-  sub->add_flag("--dry-run,--list", g_opts.dry_run, "Print what would be hidden and run nothing");
-  sub->add_option("--format", g_opts.format, "Output of --dry-run: text or json")
-      ->check(CLI::IsMember({"text", "json"}));
-  sub->add_option("--root", g_opts.root, "With --dry-run: read this tree instead of / (an image, a test tree)");
-  sub->add_option("CMD", g_opts.command, "The command and its arguments, after --");
-  sub->footer(
-      "Exit status: CMD's (128+N for signal N, 127 not found, 126 not executable); "
-      "125 when the driver could not be hidden; 2 usage error.");
-  return sub;
-}
 
 // CLI11 passes everything after "--" to CMD but also takes a CMD given
 // without it, where an option of CMD could be read as ours; require "--".
@@ -112,7 +97,23 @@ void print_plan_json(const HidePlan& plan, const std::vector<std::string>& warni
   std::cout << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
 }
 
-int run() {
+}  // namespace
+
+void setup_run(CLI::App* sub) {
+  sub->add_flag("--hide-driver", g_opts.hide_driver,
+                "Cover every driver library the loader can find and /dev/nvidia* (required)");
+  sub->add_option("--also", g_opts.also, "Cover this file or folder too (repeatable)")->allow_extra_args(false);
+  sub->add_flag("--dry-run,--list", g_opts.dry_run, "Print what would be hidden and run nothing");
+  sub->add_option("--format", g_opts.format, "Output of --dry-run: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  sub->add_option("--root", g_opts.root, "With --dry-run: read this tree instead of / (an image, a test tree)");
+  sub->add_option("CMD", g_opts.command, "The command and its arguments, after --");
+  sub->footer(
+      "Exit status: CMD's (128+N for signal N, 127 not found, 126 not executable); "
+      "125 when the driver could not be hidden; 2 usage error.");
+}
+
+int run_run() {
   const RunOptions& o = g_opts;
   if (!o.hide_driver) {
     print_error("run", "--hide-driver is required (it is the only mode of `cuwheel run` so far)");
@@ -169,9 +170,5 @@ int run() {
   if (!outcome->exec_error.empty()) print_error("run", outcome->exec_error);
   return outcome->status;
 }
-
-CommandRegistration registration(Command{40, setup, run});
-
-}  // namespace
 
 }  // namespace cuwheel::cli

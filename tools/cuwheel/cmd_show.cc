@@ -3,12 +3,14 @@
 // (each classified), RPATH/RUNPATH, the CUDA runtime it uses, and a summary
 // of its device code; for a wheel also its name, version, tags and
 // Requires-Dist. JSON schema: docs/json-schema.md ("show", schema 1).
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "cli.h"
+#include "commands.h"
 #include "cuwheel/object/identify.h"
 #include "cuwheel/object/devicecode.h"
 #include "cuwheel/model/facts.h"
@@ -21,6 +23,12 @@ namespace cuwheel::cli {
 namespace {
 
 using json = nlohmann::ordered_json;
+
+struct ShowOptions {
+  std::string format = "text";  ///< text | json
+  std::vector<std::string> paths;
+};
+ShowOptions g_opts;
 
 struct ObjectRecord {
   std::string display, member, archive_member, owner;
@@ -396,7 +404,15 @@ class ShowVisitor : public InputVisitor {
 
 }  // namespace
 
-int run_show(const ShowOptions& o) {
+void setup_show(CLI::App* cmd) {
+  cmd->add_option("--format", g_opts.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->default_str("text");
+  cmd->add_option("PATH", g_opts.paths, "ELF file, static archive, wheel or directory")->required();
+}
+
+int run_show() {
+  const ShowOptions& o = g_opts;
   Progress progress;
   ShowVisitor v(o, progress);
   walk_paths(o.paths, v, progress, [&v](const std::string& p, const Error& e) { v.missing(p, e); });

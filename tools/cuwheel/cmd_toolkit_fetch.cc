@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "commands.h"
 #include "cuwheel/base/bytes.h"
 #include "cuwheel/toolkit/fetch.h"
 #include "cuwheel/toolkit/lock.h"
@@ -158,7 +159,18 @@ int finish_fetch(const std::string& command, const tk::FetchReport& r, const std
   return r.any_rejected() ? kExitFindings : kExitUnreadable;
 }
 
-int run_download() {
+void add_lock(CLI::App* cmd) {
+  cmd->add_option("--lock", g.lock, "Lock file written by `cuwheel toolkit lock`")->capture_default_str();
+  cmd->add_option("--name", g.name, "Toolkit in the lock (e.g. cu12); optional when it holds one");
+}
+
+void add_format(CLI::App* cmd) {
+  cmd->add_option("--format", g.format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+}
+
+}  // namespace
+
+int run_toolkit_download() {
   const std::string where = "toolkit download";
   tk::Lock lock;
   const tk::LockedToolkit* t = load_toolkit(lock, where);
@@ -173,7 +185,7 @@ int run_download() {
   return finish_fetch(where, *r, g.dest);
 }
 
-int run_verify() {
+int run_toolkit_verify() {
   const std::string where = "toolkit verify";
   tk::Lock lock;
   const tk::LockedToolkit* t = load_toolkit(lock, where);
@@ -186,7 +198,7 @@ int run_verify() {
   return finish_fetch(where, *r, g.dir, /*verify=*/true);
 }
 
-int run_extract() {
+int run_toolkit_extract() {
   const std::string where = "toolkit extract";
   auto r = tk::extract_toolkit(g.dir, g.into, g.release);
   if (!r) {
@@ -215,7 +227,7 @@ int run_extract() {
   return kExitOk;
 }
 
-int run_check() {
+int run_toolkit_check() {
   const std::string where = "toolkit check";
   tk::CheckOptions opts;
   opts.release = g.release;
@@ -264,66 +276,35 @@ int run_check() {
   return r->ok() ? kExitOk : kExitFindings;
 }
 
-CLI::App* group(CLI::App& app) {
-  return command_group(app, "toolkit", "Pin, download, verify and unpack a CUDA toolkit from NVIDIA's RPM repository");
-}
-
-void add_lock(CLI::App* cmd) {
-  cmd->add_option("--lock", g.lock, "Lock file written by `cuwheel toolkit lock`")->capture_default_str();
-  cmd->add_option("--name", g.name, "Toolkit in the lock (e.g. cu12); optional when it holds one");
-}
-
-void add_format(CLI::App* cmd) {
-  cmd->add_option("--format", g.format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-}
-
-CLI::App* setup_download(CLI::App& app) {
-  auto* cmd = group(app)->add_subcommand(
-      "download", "Fetch the locked RPMs into a folder, checking sizes, SHA-256 and the pinned key's signatures");
+void setup_toolkit_download(CLI::App* cmd) {
   add_lock(cmd);
   cmd->add_option("--dest", g.dest, "Download folder (created if needed; files already there are reused only when verified)")
       ->required();
   cmd->add_flag("--no-signatures", g.no_signatures, "Check sizes and digests only (not the repository key's signatures)");
   add_format(cmd);
-  return cmd;
 }
 
-CLI::App* setup_verify(CLI::App& app) {
-  auto* cmd = group(app)->add_subcommand("verify", "Check a download folder against the lock, offline");
+void setup_toolkit_verify(CLI::App* cmd) {
   cmd->add_option("DIR", g.dir, "Folder written by `toolkit download`")->required();
   add_lock(cmd);
   cmd->add_flag("--signatures", g.signatures,
                 "Also check every header signature with the stored key (which must have the pinned fingerprint)");
   add_format(cmd);
-  return cmd;
 }
 
-CLI::App* setup_extract(CLI::App& app) {
-  auto* cmd = group(app)->add_subcommand(
-      "extract", "Unpack the RPMs of a download folder into a CUDA_HOME tree (no root, no rpm)");
+void setup_toolkit_extract(CLI::App* cmd) {
   cmd->add_option("DIR", g.dir, "Folder written by `toolkit download` (its SHA256SUMS names the RPMs)")->required();
   cmd->add_option("--into", g.into, "New folder that becomes CUDA_HOME (/usr/local/cuda-X.Y/ maps to it)")->required();
   cmd->add_option("--release", g.release, "Require packages of this CUDA release X.Y");
   add_format(cmd);
-  return cmd;
 }
 
-CLI::App* setup_check(CLI::App& app) {
-  auto* cmd = group(app)->add_subcommand(
-      "check", "Before a build: nvcc's release, EULA.txt, and a kernel compiled and linked with the static runtime");
+void setup_toolkit_check(CLI::App* cmd) {
   cmd->add_option("PREFIX", g.prefix, "Toolkit root (CUDA_HOME)")->required();
   cmd->add_option("--release", g.release, "Pinned CUDA release X.Y (default: the lock's release for --name)");
   add_lock(cmd);
   cmd->add_option("--host-compiler", g.host_compiler, "Host C++ compiler for nvcc -ccbin (default: $CUDAHOSTCXX)");
   add_format(cmd);
-  return cmd;
 }
-
-const CommandRegistration kDownload{Command{61, setup_download, run_download}};
-const CommandRegistration kVerify{Command{62, setup_verify, run_verify}};
-const CommandRegistration kExtract{Command{63, setup_extract, run_extract}};
-const CommandRegistration kCheck{Command{64, setup_check, run_check}};
-
-}  // namespace
 
 }  // namespace cuwheel::cli

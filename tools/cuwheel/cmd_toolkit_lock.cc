@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "cuwheel/base/fileio.h"
 #include "cuwheel/toolkit/http.h"
 #include "cuwheel/toolkit/lock.h"
@@ -117,7 +118,9 @@ int usage(const std::string& where, const std::string& msg) {
   return kExitUnreadable;
 }
 
-int run_lock() {
+}  // namespace
+
+int run_toolkit_lock() {
   const bool as_json = g.format == "json";
   if (!valid_release(g.release)) return usage("--release", "'" + g.release + "' is not a CUDA release X.Y");
   if (!valid_name(g.name)) return usage("--name", "'" + g.name + "' must be letters, digits, '-' or '_' (e.g. cu12)");
@@ -261,10 +264,7 @@ int run_lock() {
   return kExitOk;
 }
 
-CLI::App* setup_lock(CLI::App& app) {
-  auto* group = command_group(app, "toolkit", "Pin, download, verify and unpack a CUDA toolkit from NVIDIA's RPM repository");
-  auto* cmd = group->add_subcommand(
-      "lock", "Pin the closed set of RPMs of a CUDA release (SHA-256 and size) into a TOML lock");
+void setup_toolkit_lock(CLI::App* cmd) {
   cmd->add_option("--repo", g.repo, "Repository base: https:// or file:// URL, or a folder holding repodata/")
       ->required();
   cmd->add_option("--release", g.release, "CUDA release X.Y (selects cuda-<name>-X-Y)")->required();
@@ -278,11 +278,6 @@ CLI::App* setup_lock(CLI::App& app) {
   cmd->add_option("--key-fingerprint", g.key_fingerprint, "The key's 40-hex OpenPGP fingerprint, as NVIDIA publishes it");
   cmd->add_flag("--check", g.check, "Write nothing; exit 1 if the lock differs from a fresh resolution");
   cmd->add_option("--format", g.format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-  return cmd;
 }
-
-const CommandRegistration kLock{Command{60, setup_lock, run_lock}};
-
-}  // namespace
 
 }  // namespace cuwheel::cli

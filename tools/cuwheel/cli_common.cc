@@ -1,0 +1,147 @@
+// cuwheel command-line tool: the helpers the subcommands share (cli.h):
+// messages, the progress line, walking inputs, the JSON document of list and
+// show, and the check CLI11 is given on every option.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <condition_variable>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "cli.h"
+#include "cuwheel/base/bytes.h"
+
+namespace cuwheel::cli {
+
+namespace {
+// Readers' messages often start with the file name already; do not repeat it.
+std::string located(const std::string& where, const std::string& message) {
+  if (where.empty()) return message;
+  if (message.rfind(where + ": ", 0) == 0) return message;
+  return where + ": " + message;
+}
+}  // namespace
+
+std::string decimal_number_error(const std::string& text) {
+  if (text.empty()) return "an empty value is not allowed";
+  for (char c : text)
+    if (c < '0' || c > '9') return "\"" + text + "\" is not a decimal number";
+  if (text.size() > 1 && text[0] == '0') return "\"" + text + "\" has a leading zero";
+  return "";
+}
+
+// Messages carry names read from input (member names, paths, sonames):
+// printable() keeps a control character in one from reaching the terminal
+// or a CI log as itself (include/cuwheel/base/bytes.h).
+void print_error(const std::string& where, const std::string& message) {
+  std::fprintf(stderr, "cuwheel: error: %s\n", printable(located(where, message)).c_str());
+}
+
+void print_warning(const std::string& where, const std::string& message) {
+  std::fprintf(stderr, "cuwheel: warning: %s\n", printable(located(where, message)).c_str());
+}
+
+struct Progress::State {
+  bool enabled = false;
+  bool shown = false;
+  bool stop = false;
+  std::string label;
+  uint64_t done = 0, total = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::mutex mu;
+  std::condition_variable cv;
+  std::thread ticker;
+};
+
+Progress::Progress() : st_(std::make_unique<State>()) {
+  st_->enabled = isatty(STDERR_FILENO) != 0;
+  if (!st_->enabled) return;
+  st_->ticker = std::thread([this] {
+    std::unique_lock<std::mutex> lock(st_->mu);
+    while (!st_->stop) {
+      st_->cv.wait_for(lock, std::chrono::milliseconds(200));
+      if (st_->stop) break;
+      if (std::chrono::steady_clock::now() - st_->start >= std::chrono::seconds(1) && !st_->label.empty())
+        draw_locked();
+    }
+  });
+}
+
+Progress::~Progress() {
+  if (st_->ticker.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(st_->mu);
+      st_->stop = true;
+    }
+    st_->cv.notify_all();
+    st_->ticker.join();
+  }
+  clear();
+}
+
+void Progress::update(const std::string& label, uint64_t done, uint64_t total) {
+  if (!st_->enabled) return;
+  std::lock_guard<std::mutex> lock(st_->mu);
+  st_->label = label;
+  st_->done = done;
+  st_->total = total;
+}
+
+void Progress::draw_locked() {
+  const std::string label = printable(st_->label);
+  std::string l = label.size() > 60 ? "..." + label.substr(label.size() - 57) : label;
+  auto secs = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - st_->start).count();
+  if (st_->total > 1)
+    std::fprintf(stderr, "\r\033[K[%3d%%] %s (%llds)", static_cast<int>(st_->done * 100 / st_->total), l.c_str(),
+                 static_cast<long long>(secs));
+  else
+    std::fprintf(stderr, "\r\033[Kreading %s (%llds)", l.c_str(), static_cast<long long>(secs));
+  std::fflush(stderr);
+  st_->shown = true;
+}
+
+void Progress::clear() {
+  if (!st_->enabled) return;
+  std::lock_guard<std::mutex> lock(st_->mu);
+  if (st_->shown) {
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+    st_->shown = false;
+  }
+}
+
+void walk_paths(const std::vector<std::string>& paths, InputVisitor& visitor, Progress& progress,
+                const std::function<void(const std::string&, const Error&)>& missing) {
+  for (size_t i = 0; i < paths.size(); ++i) {
+    progress.update(paths[i], i, paths.size());
+    Status st = walk_input(paths[i], WalkOptions{}, visitor);
+    if (!st) missing(paths[i], st.error());
+  }
+  progress.clear();
+}
+
+void print_json_document(const std::string& command, nlohmann::ordered_json inputs) {
+  nlohmann::ordered_json doc;
+  doc["schema"] = 1;
+  doc["tool"] = "cuwheel " CUWHEEL_VERSION;
+  doc["command"] = command;
+  doc["inputs"] = std::move(inputs);
+  std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+// An option given an empty value ("--toolkit ''", "--max-growth ''") is a
+// usage error in every subcommand: in CI it is what an unset variable
+// becomes, and treating it as "not given" would silently turn a check off.
+void reject_empty_values(CLI::App* app) {
+  for (CLI::Option* opt : app->get_options([](CLI::Option* o) {
+         return o->get_type_size() != 0 && !o->get_positional();
+       }))
+    opt->check(CLI::Validator(
+        [](std::string& value) { return value.empty() ? std::string("an empty value is not allowed") : std::string(); },
+        "", "non-empty"));
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) reject_empty_values(sub);
+}
+
+}  // namespace cuwheel::cli
