@@ -382,10 +382,32 @@ Expected<std::vector<Target>> parse_list(std::string_view text) {
 
 }  // namespace
 
-std::string Target::sm_name() const { return with_variant("sm_" + std::to_string(sm), variant); }
-std::string Target::compute_name() const { return with_variant("compute_" + std::to_string(sm), variant); }
-std::string Target::cc_name() const {
+std::string Arch::sm_name() const { return with_variant("sm_" + std::to_string(sm), variant); }
+std::string Arch::compute_name() const { return with_variant("compute_" + std::to_string(sm), variant); }
+std::string Arch::cc_name() const {
   return with_variant(std::to_string(sm / 10) + "." + std::to_string(sm % 10), variant);
+}
+
+std::optional<Arch> Arch::parse(std::string_view s) {
+  for (std::string_view prefix : {"sm_", "compute_", "lto_"}) {
+    if (s.substr(0, prefix.size()) != prefix) continue;
+    s.remove_prefix(prefix.size());
+    Arch a;
+    if (!s.empty() && (s.back() == 'a' || s.back() == 'f')) {
+      a.variant = s.back() == 'a' ? Variant::kA : Variant::kF;
+      s.remove_suffix(1);
+    }
+    if (s.empty() || s.size() > 4 || !all_digits(s)) return std::nullopt;
+    a.sm = static_cast<unsigned>(std::stoul(std::string(s)));
+    if (a.sm < 10) return std::nullopt;
+    return a;
+  }
+  return std::nullopt;
+}
+
+bool is_tegra(unsigned sm) {
+  const Known* k = find_known(sm);
+  return k && k->tegra;
 }
 
 std::string_view to_string(Form f) {
@@ -484,49 +506,6 @@ Expected<std::string> format(const std::vector<Target>& targets, Form form) {
         out += t.compute_name();
       }
   return out;
-}
-
-std::string Release::to_string() const { return std::to_string(major) + "." + std::to_string(minor); }
-
-const std::vector<Release>& known_releases() {
-  static const std::vector<Release> k = [] {
-    std::vector<Release> v;
-    for (unsigned m = 0; m <= 8; ++m) v.push_back({11, m});
-    for (unsigned m = 0; m <= 9; ++m)
-      if (m != 7) v.push_back({12, m});  // 12.7 was never released
-    for (unsigned m = 0; m <= 5; ++m) v.push_back({13, m});
-    return v;
-  }();
-  return k;
-}
-
-Expected<Release> parse_release(std::string_view text) {
-  std::string s(text);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(s.begin());
-  std::string bad = "CUDA release \"" + s + "\" is not of the form 12.8 (or cu128)";
-  Release r;
-  if (s.rfind("cu", 0) == 0) {
-    std::string d = s.substr(2);
-    if (!all_digits(d) || d.size() < 3 || d.size() > 4) return Error(bad);
-    r.major = static_cast<unsigned>(std::stoul(d.substr(0, d.size() - 1)));
-    r.minor = static_cast<unsigned>(d.back() - '0');
-  } else {
-    auto parts = split_any(s, ".");
-    if (parts.empty() || parts.size() > 3 || s.front() == '.' || s.back() == '.' ||
-        s.find("..") != std::string::npos)
-      return Error(bad);
-    for (const auto& p : parts)
-      if (!all_digits(p) || p.size() > 6) return Error(bad);
-    r.major = static_cast<unsigned>(std::stoul(parts[0]));
-    r.minor = parts.size() > 1 ? static_cast<unsigned>(std::stoul(parts[1])) : 0;
-  }
-  if (r.major == 12 && r.minor == 7) return Error("CUDA 12.7 was never released (12.6 was followed by 12.8)");
-  const auto& k = known_releases();
-  if (std::find(k.begin(), k.end(), r) == k.end())
-    return Error("CUDA " + r.to_string() + " is not a release this table knows (" + k.front().to_string() + " to " +
-                 k.back().to_string() + ")");
-  return r;
 }
 
 std::optional<std::string> check_known(const Target& t) {
