@@ -2,7 +2,10 @@
 // the invariants every row must keep.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "cuwheel/check/check.h"
 #include "cuwheel/cuda/arch.h"
@@ -138,4 +141,70 @@ TEST(CudaReleases, ParseRelease) {
   EXPECT_EQ(*cuda::parse_release(" 12.8.1 "), (Release{12, 8}));
   EXPECT_EQ(cuda::parse_release("12.7").error().message(), "CUDA 12.7 was never released (12.6 was followed by 12.8)");
   EXPECT_EQ(cuda::parse_release("10.1").error().message(), "CUDA 10.1 is not a release this table knows (11.0 to 13.5)");
+}
+
+// The architecture columns: each target is added once; an SM is deprecated
+// and removed at most once, never before it is added, and removed after it
+// is deprecated; a variant comes no earlier than its SM; the
+// result is what check_buildable() answers.
+TEST(CudaReleases, ArchitectureColumns) {
+  std::map<std::string, Release> added, deprecated, removed;
+  auto tokens = [](std::string_view col) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : std::string(col) + " ") {
+      if (c == ' ') {
+        if (!cur.empty()) out.push_back(cur);
+        cur.clear();
+      } else {
+        cur.push_back(c);
+      }
+    }
+    return out;
+  };
+  for (const auto& row : cuda::release_table()) {
+    if (!row.current) {
+      EXPECT_TRUE(row.adds.empty() && row.deprecates.empty() && row.removes.empty());
+      continue;
+    }
+    for (const auto& t : tokens(row.adds)) EXPECT_TRUE(added.emplace(t, row.release).second) << t;
+    for (const auto& t : tokens(row.deprecates)) EXPECT_TRUE(deprecated.emplace(t, row.release).second) << t;
+    for (const auto& t : tokens(row.removes)) EXPECT_TRUE(removed.emplace(t, row.release).second) << t;
+  }
+  for (const auto& [t, r] : added) {
+    SCOPED_TRACE(t);
+    auto a = arch::Arch::parse("sm_" + t);
+    ASSERT_TRUE(a);
+    std::string base = std::to_string(a->sm);
+    ASSERT_TRUE(added.count(base));
+    EXPECT_LE(added[base], r);
+    arch::Target tg;
+    static_cast<arch::Arch&>(tg) = *a;
+    tg.sass = true;
+    EXPECT_FALSE(arch::check_buildable(tg, r)) << r.to_string();
+    if (r > Release{11, 0}) {
+      const auto& k = cuda::known_releases();
+      auto it = std::find(k.begin(), k.end(), r);
+      ASSERT_NE(it, k.begin());
+      EXPECT_TRUE(arch::check_buildable(tg, *(it - 1))) << (it - 1)->to_string();
+    }
+  }
+  // 11.0's row adds what 11.0 or older builds, so 11.0 may deprecate it too.
+  for (const auto& [t, r] : deprecated) {
+    ASSERT_TRUE(added.count(t)) << t;
+    EXPECT_LE(added[t], r) << t;
+  }
+  for (const auto& [t, r] : removed) {
+    ASSERT_TRUE(added.count(t)) << t;
+    EXPECT_LT(added[t], r) << t;
+  }
+  for (const auto& [t, r] : removed) {
+    if (deprecated.count(t)) {
+      EXPECT_LT(deprecated[t], r) << t;
+    }
+    arch::Target tg;
+    tg.sm = static_cast<unsigned>(std::stoul(t));
+    tg.sass = true;
+    EXPECT_TRUE(arch::check_buildable(tg, r)) << t;
+  }
 }

@@ -30,11 +30,15 @@
 // "all", "all-major". Release builds must state what they build; a named form
 // resolves to whatever the build machine or the bundled CMake module thinks.
 //
-// The release tables (what each toolkit release can target, and the release
-// list) follow the CUDA facts in docs/arch.md, which cite CMake's
+// What each toolkit release can target is the release table's "adds",
+// "deprecates" and "removes" columns (cuwheel/cuda/releases.h, one row per
+// release); this module joins them with the properties of each compute
+// capability (family, Tegra, a documented product). Sources: cuda-facts.md
+// 3.1 and 3.2, which cite CMake's
 // Modules/Internal/CMakeCUDAArchitecturesAll.cmake, the CUDA 12.x and 13.x
 // release notes ("Deprecated Architectures") and the CUDA C++ Programming
-// Guide section "Feature Set Compiler Targets" (the 'a' and 'f' variants).
+// Guide section "Feature Set Compiler Targets" (the 'a' and 'f' variants);
+// docs/arch.md explains the rules.
 #pragma once
 
 #include <cstdint>

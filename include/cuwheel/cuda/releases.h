@@ -66,11 +66,27 @@ struct ReleaseInfo {
   /// it, so it is a release `arch --release` and the check rules accept.
   /// Older rows are here for their PTX ISA only.
   bool current = true;
+  /// What the release changes in the architectures nvcc can build (SASS and
+  /// PTX alike), as SM numbers with an optional variant letter, separated by
+  /// spaces: "100 100a 101 101a 120 120a". A release builds what its row and
+  /// every earlier current row add, less what they remove; 11.0's row lists
+  /// everything 11.0 builds. Deprecated architectures still build until
+  /// removed. Sources: cuda-facts.md 3.1 (CMake
+  /// Modules/Internal/CMakeCUDAArchitecturesAll.cmake to 12.9, the CUDA 12.x
+  /// and 13.x release notes "Deprecated Architectures", Programming Guide
+  /// "Feature Set Compiler Targets" for 'a' and 'f', LLVM NVPTX.td for sm_101
+  /// becoming sm_110 in 13.0). Empty in rows that are not current.
+  std::string_view adds;
+  std::string_view deprecates;  ///< SM numbers, deprecated from this release
+  std::string_view removes;     ///< SM numbers (every variant), no longer built
 };
 
 /// The whole table, oldest first: CUDA 6.0 to 13.5. Invariants (the unit
-/// test checks them): releases strictly increase; PTX ISA never decreases;
-/// drivers, where known, strictly increase.
+/// tests check them): releases strictly increase; PTX ISA never decreases;
+/// drivers, where known, strictly increase; an architecture is added once,
+/// deprecated at most once and removed at most once, in that order. The
+/// per-architecture view (added, deprecated, removed, 'a'/'f' since) is
+/// cuwheel/cuda/arch.h's check_buildable() and check_deprecated().
 std::span<const ReleaseInfo> release_table();
 
 /// The row of `r`, or nullptr when the table has none.
