@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 namespace cuwheel::cuda {
 
@@ -162,6 +163,33 @@ std::string_view min_driver_for_ptx(PtxIsa isa) {
   if (!r) return "";
   const ReleaseInfo* row = find_release(*r);
   return row ? row->min_driver : std::string_view();
+}
+
+std::optional<int> compare_driver_versions(std::string_view a, std::string_view b) {
+  auto split = [](std::string_view s) -> std::optional<std::vector<unsigned long>> {
+    std::vector<unsigned long> out;
+    if (s.empty()) return std::nullopt;
+    size_t i = 0;
+    while (true) {
+      size_t dot = s.find('.', i);
+      std::string_view part = s.substr(i, dot == std::string_view::npos ? std::string_view::npos : dot - i);
+      unsigned long v = 0;
+      auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+      if (part.empty() || ec != std::errc() || p != part.data() + part.size()) return std::nullopt;
+      out.push_back(v);
+      if (dot == std::string_view::npos) break;
+      i = dot + 1;
+    }
+    return out;
+  };
+  auto x = split(a), y = split(b);
+  if (!x || !y) return std::nullopt;
+  size_t n = std::max(x->size(), y->size());
+  x->resize(n, 0);
+  y->resize(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    if ((*x)[i] != (*y)[i]) return (*x)[i] < (*y)[i] ? -1 : 1;
+  return 0;
 }
 
 PtxIsa newest_ptx_isa() { return std::end(kReleases)[-1].ptx_isa; }

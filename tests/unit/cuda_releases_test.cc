@@ -89,6 +89,7 @@ TEST(CudaReleases, RowsIncrease) {
     EXPECT_TRUE(r.published && r.current);
     if (!last.empty()) {
       EXPECT_LT(parts(last), parts(r.min_driver));
+      EXPECT_EQ(cuda::compare_driver_versions(last, r.min_driver), -1);
     }
     // Every driver is one the check policy accepts as `min-driver`.
     EXPECT_LE(parts(r.min_driver).size(), 3u);
@@ -135,6 +136,15 @@ TEST(CudaReleases, KnownReleasesAreThePublishedCurrentRows) {
   EXPECT_EQ(n, k.size());
   // Every release the architecture tables accept builds something.
   for (const Release& r : k) EXPECT_FALSE(arch::targetable(r).empty()) << r.to_string();
+}
+
+TEST(CudaReleases, CompareDriverVersions) {
+  EXPECT_EQ(cuda::compare_driver_versions("580.65.06", "570.124.06"), 1);
+  EXPECT_EQ(cuda::compare_driver_versions("570.26", "570.26.0"), 0);
+  EXPECT_EQ(cuda::compare_driver_versions("535.54.03", "535.104.05"), -1);
+  EXPECT_FALSE(cuda::compare_driver_versions("5x0", "570"));
+  EXPECT_FALSE(cuda::compare_driver_versions("", "570"));
+  EXPECT_FALSE(cuda::compare_driver_versions("570..1", "570"));
 }
 
 TEST(CudaReleases, ParseRelease) {

@@ -115,6 +115,14 @@ std::optional<Release> release_for_ptx(PtxIsa isa);
 /// cuda-facts.md 2.2.
 std::string_view min_driver_for_ptx(PtxIsa isa);
 
+/// Compares dotted driver versions numerically, component by component:
+/// -1, 0 or 1 as `a` is older than, equal to or newer than `b`
+/// ("580.65.06" > "570.124.06"; missing components count as 0, so "570.26"
+/// equals "570.26.0"). nullopt when either is not dotted decimal digits.
+/// Driver versions are MAJOR.MINOR[.PATCH] as the release notes' Table 3
+/// writes them (cuda-facts.md 2.2).
+std::optional<int> compare_driver_versions(std::string_view a, std::string_view b);
+
 /// The newest PTX ISA in the table (9.5, CUDA 13.5). A PTX ISA above it is
 /// one no release this cuwheel knows emits.
 PtxIsa newest_ptx_isa();

@@ -1,8 +1,6 @@
 // Helpers shared by the device-code rules. See device_arch.h.
 #include "device_arch.h"
 
-#include <charconv>
-
 #include "cuwheel/object/fatbin.h"
 #include "rules.h"
 
@@ -37,33 +35,6 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
     s += x;
   }
   return s;
-}
-
-std::optional<int> compare_versions(std::string_view a, std::string_view b) {
-  auto split = [](std::string_view s) -> std::optional<std::vector<unsigned long>> {
-    std::vector<unsigned long> out;
-    if (s.empty()) return std::nullopt;
-    size_t i = 0;
-    while (true) {
-      size_t dot = s.find('.', i);
-      std::string_view part = s.substr(i, dot == std::string_view::npos ? std::string_view::npos : dot - i);
-      unsigned long v = 0;
-      auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-      if (part.empty() || ec != std::errc() || p != part.data() + part.size()) return std::nullopt;
-      out.push_back(v);
-      if (dot == std::string_view::npos) break;
-      i = dot + 1;
-    }
-    return out;
-  };
-  auto x = split(a), y = split(b);
-  if (!x || !y) return std::nullopt;
-  size_t n = std::max(x->size(), y->size());
-  x->resize(n, 0);
-  y->resize(n, 0);
-  for (size_t i = 0; i < n; ++i)
-    if ((*x)[i] != (*y)[i]) return (*x)[i] < (*y)[i] ? -1 : 1;
-  return 0;
 }
 
 std::string gencode_sass(const Arch& a) { return "-gencode arch=" + a.compute_name() + ",code=" + a.sm_name(); }

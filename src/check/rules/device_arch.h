@@ -1,5 +1,5 @@
 // Helpers shared by the device-code rules (CW1xx): how an entry and a
-// library are named in a message, and driver version comparison.
+// library are named in a message.
 #pragma once
 
 #include <optional>
@@ -36,11 +36,6 @@ std::string location(const LibraryModel& lib);
 
 /// "a, b, c" (or joined by `sep`).
 std::string join(const std::vector<std::string>& v, std::string_view sep = ", ");
-
-/// Compares dotted driver versions numerically, component by component
-/// ("580.65.06" > "570.124.06"; missing components count as 0). nullopt when
-/// either is not dotted digits.
-std::optional<int> compare_versions(std::string_view a, std::string_view b);
 
 /// "-gencode arch=compute_NN,code=sm_NN" for a SASS architecture.
 std::string gencode_sass(const Arch& a);

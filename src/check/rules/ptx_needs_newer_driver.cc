@@ -36,7 +36,7 @@ std::string newest_release_for(const std::string& driver) {
   std::string best;
   for (const cuda::ReleaseInfo& r : cuda::release_table()) {
     if (!r.published || r.min_driver.empty()) continue;
-    auto cmp = device::compare_versions(r.min_driver, driver);
+    auto cmp = cuda::compare_driver_versions(r.min_driver, driver);
     if (cmp && *cmp <= 0) best = r.release.to_string();
   }
   return best;
@@ -47,7 +47,7 @@ std::string newest_release_for(const std::string& driver) {
 void ptx_needs_newer_driver(const Context& ctx, Emitter& out) {
   if (!ctx.policy.min_driver) return;
   const std::string& have = *ctx.policy.min_driver;
-  if (!device::compare_versions(have, "0")) {
+  if (!cuda::compare_driver_versions(have, "0")) {
     out.emit("", "policy min-driver", "the policy's min-driver \"" + have + "\" is not a driver version",
              "write it as the driver's dotted version, e.g. \"580.65.06\"");
     return;
@@ -90,7 +90,7 @@ void ptx_needs_newer_driver(const Context& ctx, Emitter& out) {
       // release emits: any supported driver JITs it.
       if (!known && !newer && !no_driver) continue;
       if (known) {
-        auto cmp = device::compare_versions(have, need);
+        auto cmp = cuda::compare_driver_versions(have, need);
         if (!cmp || *cmp >= 0) continue;
       }
       std::sort(g.archs.begin(), g.archs.end(), arch_less);
