@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cuwheel/cuda/releases.h"
 #include "cuwheel/object/cubin.h"
 #include "cuwheel/object/fatbin.h"
 
@@ -29,8 +30,8 @@ void read_entries(const std::vector<fatbin::Container>& cs) {
       (void)cubin::read_cubin(*d, true);
       auto p = cubin::read_ptx(*d, true);
       if (p.version) {
-        (void)cubin::cuda_release_for_ptx(p.version->first, p.version->second);
-        (void)cubin::min_driver_for_ptx(p.version->first, p.version->second);
+        (void)cuda::release_for_ptx({p.version->first, p.version->second});
+        (void)cuda::min_driver_for_ptx({p.version->first, p.version->second});
       }
     }
   }

@@ -1,5 +1,6 @@
-// GPU architecture lists and the per-release tables. See include/cuwheel/cuda/arch.h
-// and docs/arch.md (the sources of each table row).
+// GPU architecture lists, and what each release builds (from the release
+// table of include/cuwheel/cuda/releases.h). See include/cuwheel/cuda/arch.h
+// and docs/arch.md.
 #include "cuwheel/cuda/arch.h"
 
 #include <algorithm>
@@ -14,10 +15,31 @@ namespace {
 constexpr unsigned rel(unsigned major, unsigned minor) { return major * 100 + minor; }
 constexpr unsigned kNever = 0;
 
-// One compute capability and what each toolkit release can do with it.
-// Sources (docs/arch.md): CMake CMakeCUDAArchitecturesAll.cmake (<= 12.9),
-// CUDA 12.x/13.x release notes "Deprecated Architectures", Programming Guide
-// "Feature Set Compiler Targets", LLVM NVPTX.td (sm_101 -> sm_110 in 13.0).
+// One compute capability: the properties of the GPUs that have it. What
+// each release can build for it is in the release table
+// (cuwheel/cuda/releases.h, "adds", "deprecates", "removes").
+// Sources: cuda-facts.md 3.2 (developer.nvidia.com/cuda-gpus via the mirrors
+// cited there: families, Tegra parts); sm_88 has no documented product,
+// sm_107 is reported as Rubin [L-M].
+struct ArchRow {
+  unsigned sm;
+  bool tegra;           // an embedded (Jetson/Thor) part
+  bool product_known;   // a shipped GPU with this compute capability is documented
+  const char* family;
+};
+
+constexpr ArchRow kArchs[] = {
+    {35, false, true, "Kepler"},  {37, false, true, "Kepler"},     {50, false, true, "Maxwell"},
+    {52, false, true, "Maxwell"}, {53, true, true, "Maxwell"},     {60, false, true, "Pascal"},
+    {61, false, true, "Pascal"},  {62, true, true, "Pascal"},      {70, false, true, "Volta"},
+    {72, true, true, "Volta"},    {75, false, true, "Turing"},     {80, false, true, "Ampere"},
+    {86, false, true, "Ampere"},  {87, true, true, "Ampere"},      {88, false, false, ""},
+    {89, false, true, "Ada"},     {90, false, true, "Hopper"},     {100, false, true, "Blackwell"},
+    {101, true, true, "Blackwell"}, {103, false, true, "Blackwell"}, {107, false, false, "Rubin"},
+    {110, true, true, "Blackwell"}, {120, false, true, "Blackwell"}, {121, false, true, "Blackwell"},
+};
+
+// An architecture with the releases of the release table that change it.
 struct Known {
   unsigned sm;
   unsigned added;       // first release that builds it (1100 = 11.0 or older)
@@ -25,40 +47,63 @@ struct Known {
   unsigned deprecated;  // first release that deprecates it (kNever)
   unsigned a_added;     // first release with the 'a' variant (kNever = none)
   unsigned f_added;     // first release with the 'f' variant (kNever = none)
-  bool tegra;           // an embedded (Jetson/Thor) part
-  bool product_known;   // a shipped GPU with this compute capability is documented
+  bool tegra;
+  bool product_known;
   const char* family;
 };
 
-constexpr Known kKnown[] = {
-    {35, rel(11, 0), rel(12, 0), rel(11, 0), kNever, kNever, false, true, "Kepler"},
-    {37, rel(11, 0), rel(12, 0), rel(11, 0), kNever, kNever, false, true, "Kepler"},
-    {50, rel(11, 0), rel(13, 0), rel(11, 0), kNever, kNever, false, true, "Maxwell"},
-    {52, rel(11, 0), rel(13, 0), rel(12, 8), kNever, kNever, false, true, "Maxwell"},
-    {53, rel(11, 0), rel(13, 0), rel(12, 8), kNever, kNever, true, true, "Maxwell"},
-    {60, rel(11, 0), rel(13, 0), rel(12, 8), kNever, kNever, false, true, "Pascal"},
-    {61, rel(11, 0), rel(13, 0), rel(12, 8), kNever, kNever, false, true, "Pascal"},
-    {62, rel(11, 0), rel(13, 0), rel(12, 8), kNever, kNever, true, true, "Pascal"},
-    {70, rel(11, 0), rel(13, 0), rel(12, 8), kNever, kNever, false, true, "Volta"},
-    {72, rel(11, 0), rel(13, 0), rel(12, 8), kNever, kNever, true, true, "Volta"},
-    {75, rel(11, 0), kNever, kNever, kNever, kNever, false, true, "Turing"},
-    {80, rel(11, 0), kNever, kNever, kNever, kNever, false, true, "Ampere"},
-    {86, rel(11, 1), kNever, kNever, kNever, kNever, false, true, "Ampere"},
-    {87, rel(11, 4), kNever, kNever, kNever, kNever, true, true, "Ampere"},
-    {88, rel(13, 0), kNever, kNever, kNever, kNever, false, false, ""},
-    {89, rel(11, 8), kNever, kNever, kNever, kNever, false, true, "Ada"},
-    {90, rel(11, 8), kNever, kNever, rel(12, 0), kNever, false, true, "Hopper"},
-    {100, rel(12, 8), kNever, kNever, rel(12, 8), rel(12, 9), false, true, "Blackwell"},
-    {101, rel(12, 8), rel(13, 0), kNever, rel(12, 8), rel(12, 9), true, true, "Blackwell"},
-    {103, rel(12, 9), kNever, kNever, rel(12, 9), rel(12, 9), false, true, "Blackwell"},
-    {107, rel(13, 4), kNever, kNever, rel(13, 4), rel(13, 4), false, false, "Rubin"},
-    {110, rel(13, 0), kNever, kNever, rel(13, 0), rel(13, 0), true, true, "Blackwell"},
-    {120, rel(12, 8), kNever, kNever, rel(12, 8), rel(12, 9), false, true, "Blackwell"},
-    {121, rel(12, 9), kNever, kNever, rel(12, 9), rel(12, 9), false, true, "Blackwell"},
-};
+// Calls f(sm, variant letter or 0) for each "90 90a" token of a column.
+template <typename F>
+void each_token(std::string_view col, F f) {
+  size_t i = 0;
+  while (i < col.size()) {
+    size_t j = col.find(' ', i);
+    if (j == std::string_view::npos) j = col.size();
+    std::string_view tok = col.substr(i, j - i);
+    i = j + 1;
+    if (tok.empty()) continue;
+    char v = 0;
+    if (tok.back() == 'a' || tok.back() == 'f') {
+      v = tok.back();
+      tok.remove_suffix(1);
+    }
+    f(static_cast<unsigned>(std::stoul(std::string(tok))), v);
+  }
+}
+
+// kArchs joined with the release table's columns, built once.
+const std::vector<Known>& known_table() {
+  static const std::vector<Known> k = [] {
+    std::vector<Known> v;
+    for (const auto& a : kArchs) v.push_back({a.sm, kNever, kNever, kNever, kNever, kNever, a.tegra, a.product_known, a.family});
+    auto at = [&](unsigned sm) -> Known* {
+      for (auto& x : v)
+        if (x.sm == sm) return &x;
+      return nullptr;  // a table row for an architecture kArchs lacks: the unit test catches it
+    };
+    auto first = [](unsigned& field, unsigned r) {
+      if (field == kNever) field = r;
+    };
+    for (const auto& row : cuda::release_table()) {
+      if (!row.current) continue;
+      unsigned r = rel(row.release.major, row.release.minor);
+      each_token(row.adds, [&](unsigned sm, char c) {
+        if (Known* x = at(sm)) first(c == 'a' ? x->a_added : c == 'f' ? x->f_added : x->added, r);
+      });
+      each_token(row.deprecates, [&](unsigned sm, char) {
+        if (Known* x = at(sm)) first(x->deprecated, r);
+      });
+      each_token(row.removes, [&](unsigned sm, char) {
+        if (Known* x = at(sm)) first(x->removed, r);
+      });
+    }
+    return v;
+  }();
+  return k;
+}
 
 const Known* find_known(unsigned sm) {
-  for (const auto& k : kKnown)
+  for (const auto& k : known_table())
     if (k.sm == sm) return &k;
   return nullptr;
 }
@@ -382,10 +427,32 @@ Expected<std::vector<Target>> parse_list(std::string_view text) {
 
 }  // namespace
 
-std::string Target::sm_name() const { return with_variant("sm_" + std::to_string(sm), variant); }
-std::string Target::compute_name() const { return with_variant("compute_" + std::to_string(sm), variant); }
-std::string Target::cc_name() const {
+std::string Arch::sm_name() const { return with_variant("sm_" + std::to_string(sm), variant); }
+std::string Arch::compute_name() const { return with_variant("compute_" + std::to_string(sm), variant); }
+std::string Arch::cc_name() const {
   return with_variant(std::to_string(sm / 10) + "." + std::to_string(sm % 10), variant);
+}
+
+std::optional<Arch> Arch::parse(std::string_view s) {
+  for (std::string_view prefix : {"sm_", "compute_", "lto_"}) {
+    if (s.substr(0, prefix.size()) != prefix) continue;
+    s.remove_prefix(prefix.size());
+    Arch a;
+    if (!s.empty() && (s.back() == 'a' || s.back() == 'f')) {
+      a.variant = s.back() == 'a' ? Variant::kA : Variant::kF;
+      s.remove_suffix(1);
+    }
+    if (s.empty() || s.size() > 4 || !all_digits(s)) return std::nullopt;
+    a.sm = static_cast<unsigned>(std::stoul(std::string(s)));
+    if (a.sm < 10) return std::nullopt;
+    return a;
+  }
+  return std::nullopt;
+}
+
+bool is_tegra(unsigned sm) {
+  const Known* k = find_known(sm);
+  return k && k->tegra;
 }
 
 std::string_view to_string(Form f) {
@@ -486,53 +553,11 @@ Expected<std::string> format(const std::vector<Target>& targets, Form form) {
   return out;
 }
 
-std::string Release::to_string() const { return std::to_string(major) + "." + std::to_string(minor); }
-
-const std::vector<Release>& known_releases() {
-  static const std::vector<Release> k = [] {
-    std::vector<Release> v;
-    for (unsigned m = 0; m <= 8; ++m) v.push_back({11, m});
-    for (unsigned m = 0; m <= 9; ++m)
-      if (m != 7) v.push_back({12, m});  // 12.7 was never released
-    for (unsigned m = 0; m <= 5; ++m) v.push_back({13, m});
-    return v;
-  }();
-  return k;
-}
-
-Expected<Release> parse_release(std::string_view text) {
-  std::string s(text);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(s.begin());
-  std::string bad = "CUDA release \"" + s + "\" is not of the form 12.8 (or cu128)";
-  Release r;
-  if (s.rfind("cu", 0) == 0) {
-    std::string d = s.substr(2);
-    if (!all_digits(d) || d.size() < 3 || d.size() > 4) return Error(bad);
-    r.major = static_cast<unsigned>(std::stoul(d.substr(0, d.size() - 1)));
-    r.minor = static_cast<unsigned>(d.back() - '0');
-  } else {
-    auto parts = split_any(s, ".");
-    if (parts.empty() || parts.size() > 3 || s.front() == '.' || s.back() == '.' ||
-        s.find("..") != std::string::npos)
-      return Error(bad);
-    for (const auto& p : parts)
-      if (!all_digits(p) || p.size() > 6) return Error(bad);
-    r.major = static_cast<unsigned>(std::stoul(parts[0]));
-    r.minor = parts.size() > 1 ? static_cast<unsigned>(std::stoul(parts[1])) : 0;
-  }
-  if (r.major == 12 && r.minor == 7) return Error("CUDA 12.7 was never released (12.6 was followed by 12.8)");
-  const auto& k = known_releases();
-  if (std::find(k.begin(), k.end(), r) == k.end())
-    return Error("CUDA " + r.to_string() + " is not a release this table knows (" + k.front().to_string() + " to " +
-                 k.back().to_string() + ")");
-  return r;
-}
-
 std::optional<std::string> check_known(const Target& t) {
   const Known* k = find_known(t.sm);
   std::string name = t.ptx && !t.sass ? t.compute_name() : t.sm_name();
-  if (!k) return name + " is not an NVIDIA GPU architecture any CUDA release can build";
+  // An architecture the release table never adds is no more buildable than an unknown one.
+  if (!k || k->added == kNever) return name + " is not an NVIDIA GPU architecture any CUDA release can build";
   if (t.variant == Variant::kA && k->a_added == kNever)
     return name + ": there is no architecture-specific 'a' variant of sm_" + std::to_string(t.sm) +
            " (they exist for sm_90 and newer data-center/Blackwell parts)";
@@ -576,7 +601,7 @@ std::optional<std::string> check_deprecated(const Target& t, Release release) {
 
 std::vector<Target> targetable(Release release) {
   std::vector<Target> out;
-  for (const auto& k : kKnown)
+  for (const auto& k : known_table())
     for (Variant v : {Variant::kBase, Variant::kA, Variant::kF}) {
       Target t{k.sm, v, true, true};
       if (!check_buildable(t, release)) out.push_back(t);
@@ -587,7 +612,7 @@ std::vector<Target> targetable(Release release) {
 std::vector<Target> release_list(Release release) {
   std::vector<Target> out;
   unsigned r = rel(release.major, release.minor);
-  for (const auto& k : kKnown) {
+  for (const auto& k : known_table()) {
     if (k.tegra || !k.product_known) continue;
     if (k.deprecated != kNever && r >= k.deprecated) continue;
     Target t{k.sm, Variant::kBase, true, false};

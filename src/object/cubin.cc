@@ -198,42 +198,4 @@ PtxInfo read_ptx(ByteView text, bool want_entries) {
   return info;
 }
 
-std::string cuda_release_for_ptx(int major, int minor) {
-  // fatbin-format.md section 6 / cuda-facts.md 2.1.
-  if (major == 9 && minor >= 0 && minor <= 9) return "13." + std::to_string(minor);
-  if (major == 8) {
-    if (minor >= 0 && minor <= 5) return "12." + std::to_string(minor);
-    if (minor == 6) return "12.7";
-    if (minor == 7) return "12.8";
-    if (minor == 8) return "12.9";
-  }
-  if (major == 7 && minor >= 0 && minor <= 8) return "11." + std::to_string(minor);
-  if (major == 6) {
-    static const char* six[] = {"9.0", "9.1", "9.2", "10.0", "10.1", "10.2"};
-    if (minor >= 0 && minor <= 5) return six[minor];
-  }
-  if (major == 5 && minor == 0) return "8.0";
-  if (major == 4) {
-    static const char* four[] = {"6.0", "6.5", "7.0", "7.5"};
-    if (minor >= 0 && minor <= 3) return four[minor];
-  }
-  return "";
-}
-
-std::string min_driver_for_ptx(int major, int minor) {
-  // Linux x86-64 minimum drivers of the GA release (cuda-facts.md 2.2).
-  std::string rel = cuda_release_for_ptx(major, minor);
-  static const std::pair<const char*, const char*> table[] = {
-      {"11.0", "450.51.05"}, {"11.1", "455.23"},    {"11.2", "460.27.03"}, {"11.3", "465.19.01"},
-      {"11.4", "470.42.01"}, {"11.5", "495.29.05"}, {"11.6", "510.39.01"}, {"11.7", "515.43.04"},
-      {"11.8", "520.61.05"}, {"12.0", "525.60.13"}, {"12.1", "530.30.02"}, {"12.2", "535.54.03"},
-      {"12.3", "545.23.06"}, {"12.4", "550.54.14"}, {"12.5", "555.42.02"}, {"12.6", "560.28.03"},
-      {"12.7", "570.26"},    {"12.8", "570.26"},    {"12.9", "575.51.03"}, {"13.0", "580.65.06"},
-      {"13.1", "590.44.01"}, {"13.2", "595.45.04"}, {"13.3", "610.43.02"},
-  };
-  for (const auto& [r, d] : table)
-    if (rel == r) return d;
-  return "";
-}
-
 }  // namespace cuwheel::cubin

@@ -260,15 +260,3 @@ TEST(Ptx, EmptyText) {
   EXPECT_TRUE(p.targets.empty());
   EXPECT_EQ(p.address_size, 0);
 }
-
-TEST(Ptx, ReleaseAndDriverTables) {
-  EXPECT_EQ(cubin::cuda_release_for_ptx(9, 0), "13.0");
-  EXPECT_EQ(cubin::cuda_release_for_ptx(8, 7), "12.8");
-  EXPECT_EQ(cubin::cuda_release_for_ptx(8, 6), "12.7");
-  EXPECT_EQ(cubin::cuda_release_for_ptx(7, 8), "11.8");
-  EXPECT_EQ(cubin::cuda_release_for_ptx(6, 4), "10.1");
-  EXPECT_EQ(cubin::cuda_release_for_ptx(3, 0), "");
-  EXPECT_EQ(cubin::cuda_release_for_ptx(-1, -1), "");
-  EXPECT_EQ(cubin::min_driver_for_ptx(8, 7), "570.26");
-  EXPECT_EQ(cubin::min_driver_for_ptx(1, 0), "");
-}

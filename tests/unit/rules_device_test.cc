@@ -345,6 +345,32 @@ TEST(RulesDevice, PtxNeedsNewerDriverIsaNewerThanTheTable) {
   EXPECT_TRUE(only(run_rules(*ms, Policy{}), "ptx-needs-newer-driver").empty());
 }
 
+// A PTX ISA of a release the table knows but whose minimum driver it lacks
+// (ISA 9.4, CUDA 13.4: its release notes bundle no driver, cuda-facts.md
+// 2.2): flagged whatever the min-driver, naming the release instead of
+// calling the ISA unknown. libplain.so's ISA 9.0 entries are relabelled 9.4.
+TEST(RulesDevice, PtxNeedsNewerDriverReleaseWithoutDriver) {
+  auto ms = build_models(kBin + "libplain.so", BuildOptions{});
+  ASSERT_TRUE(ms);
+  for (auto& m : *ms)
+    for (auto& lib : m.libraries)
+      for (auto& e : lib.device.entries) {
+        if (e.kind != fatbin::kPtx) continue;
+        e.code_major = 9, e.code_minor = 4;
+        if (e.ptx) e.ptx->version = std::pair<int, int>{9, 4};
+      }
+  for (const char* d : {"580.65.06", "999.99"}) {
+    auto f = only(run_rules(*ms, driver(d)), "ptx-needs-newer-driver");
+    ASSERT_EQ(f.size(), 1u) << d;
+    EXPECT_TRUE(has(f[0].message, "PTX ISA 9.4 (CUDA 13.4): the minimum driver of CUDA 13.4 is unknown to this "
+                                  "cuwheel"))
+        << f[0].message;
+    EXPECT_FALSE(has(f[0].message, "newer than any CUDA release")) << f[0].message;
+    EXPECT_TRUE(has(f[0].hint, "release notes")) << f[0].hint;
+    EXPECT_FALSE(has(f[0].hint, "raise `min-driver`")) << f[0].hint;
+  }
+}
+
 // uncovered-gpu's hint never suggests a target the policy's CUDA major cannot
 // build (the release table of cuwheel/cuda/arch.h: CUDA 13 removed sm_70).
 TEST(RulesDevice, UncoveredGpuHintKnowsWhatTheCudaMajorBuilds) {

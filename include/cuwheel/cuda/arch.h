@@ -30,11 +30,15 @@
 // "all", "all-major". Release builds must state what they build; a named form
 // resolves to whatever the build machine or the bundled CMake module thinks.
 //
-// The release tables (what each toolkit release can target, and the release
-// list) follow the CUDA facts in docs/arch.md, which cite CMake's
+// What each toolkit release can target is the release table's "adds",
+// "deprecates" and "removes" columns (cuwheel/cuda/releases.h, one row per
+// release); this module joins them with the properties of each compute
+// capability (family, Tegra, a documented product). Sources: cuda-facts.md
+// 3.1 and 3.2, which cite CMake's
 // Modules/Internal/CMakeCUDAArchitecturesAll.cmake, the CUDA 12.x and 13.x
 // release notes ("Deprecated Architectures") and the CUDA C++ Programming
-// Guide section "Feature Set Compiler Targets" (the 'a' and 'f' variants).
+// Guide section "Feature Set Compiler Targets" (the 'a' and 'f' variants);
+// docs/arch.md explains the rules.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +48,7 @@
 #include <vector>
 
 #include "cuwheel/base/expected.h"
+#include "cuwheel/cuda/releases.h"
 
 namespace cuwheel::arch {
 
@@ -53,21 +58,45 @@ namespace cuwheel::arch {
 /// Compiler Targets".
 enum class Variant : uint8_t { kBase, kA, kF };
 
-/// One architecture with what is built for it.
-struct Target {
-  unsigned sm = 0;               ///< 10 * major + minor: 75, 90, 100, 121
+/// One GPU architecture: an SM number (10 * major + minor: 75, 90, 100,
+/// 121) and its feature-set variant. The one architecture type of cuwheel:
+/// build lists (Target), the compatibility rules (cuwheel/cuda/compat.h) and
+/// the check rules all use it.
+struct Arch {
+  unsigned sm = 0;
   Variant variant = Variant::kBase;
-  bool sass = false;             ///< a cubin for sm_<sm> (CMake "-real")
-  bool ptx = false;              ///< PTX for compute_<sm> (CMake "-virtual")
 
-  /// "sm_90a" (always the sm_ spelling, whatever is built).
+  unsigned major() const { return sm / 10; }
+  unsigned minor() const { return sm % 10; }
+  /// "sm_90a" (always the sm_ spelling).
   std::string sm_name() const;
   /// "compute_90a".
   std::string compute_name() const;
   /// Compute capability "9.0", with the variant letter: "9.0a".
   std::string cc_name() const;
+
+  /// Parses a name as binaries, summaries and policies write it:
+  /// "sm_NN[a|f]", "compute_NN[a|f]" or "lto_NN[a|f]" with 2 to 4 digits
+  /// (leading zeros allowed: "sm_090" is sm_90) and an SM of at least 10.
+  /// nullopt for anything else. Build-system lists are parsed by parse(),
+  /// which is stricter.
+  static std::optional<Arch> parse(std::string_view name);
+  bool operator==(const Arch&) const = default;
+};
+
+/// One architecture with what is built for it.
+struct Target : Arch {
+  bool sass = false;             ///< a cubin for sm_<sm> (CMake "-real")
+  bool ptx = false;              ///< PTX for compute_<sm> (CMake "-virtual")
   bool operator==(const Target&) const = default;
 };
+
+/// True for the Jetson/Tegra compute capabilities 5.3, 6.2, 7.2, 8.7, 10.1
+/// (CUDA 12.x's Thor) and 11.0 (Thor from CUDA 13): binary compatibility does
+/// not cross between them and desktop parts (cuda-facts.md 1.1, Programming
+/// Guide "Binary Compatibility"; 3.2 for which parts are Tegra). False for
+/// any other number, known or not.
+bool is_tegra(unsigned sm);
 
 /// The spellings above.
 enum class Form : uint8_t { kTorch, kCmake, kGencode, kList };
@@ -101,23 +130,12 @@ Expected<std::vector<Target>> parse_any(std::string_view text);
 /// in torch form (its "+PTX" always adds the SASS too).
 Expected<std::string> format(const std::vector<Target>& targets, Form form);
 
-/// A CUDA toolkit release, major.minor ("12.8"; 12.8.1 and 12.8.93 read as
-/// 12.8).
-struct Release {
-  unsigned major = 0;
-  unsigned minor = 0;
-  std::string to_string() const;  ///< "12.8"
-  auto operator<=>(const Release&) const = default;
-};
-
-/// Parses "12.8", "12.8.1", "cu128", "13". Errors: not a version, a release
-/// that was never published (12.7), one outside the known range 11.0-13.5
-/// (the message names the range).
-Expected<Release> parse_release(std::string_view text);
-
-/// The releases this module knows, oldest first: 11.0-11.8, 12.0-12.6,
-/// 12.8, 12.9, 13.0-13.5.
-const std::vector<Release>& known_releases();
+/// CUDA releases come from the release table (cuwheel/cuda/releases.h):
+/// Release, parse_release() ("12.8", "cu128"; 12.7 and releases outside
+/// 11.0-13.5 refused) and known_releases() (oldest first).
+using cuda::Release;
+using cuda::parse_release;
+using cuda::known_releases;
 
 /// Why `t` is not a real architecture: sm unknown to every release, or an
 /// 'a'/'f' variant that does not exist for it. nullopt when it is known.

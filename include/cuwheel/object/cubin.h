@@ -54,12 +54,7 @@ struct PtxInfo {
 /// `.version`, fatbin-format.md section 6; use the entry header then).
 PtxInfo read_ptx(ByteView text, bool want_entries);
 
-/// The first CUDA release that emits PTX ISA `major.minor`, as "12.8"
-/// (fatbin-format.md section 6 table), or "" when unknown.
-std::string cuda_release_for_ptx(int major, int minor);
-
-/// The minimum Linux driver (e.g. "570.26") of the CUDA release that
-/// introduced PTX ISA `major.minor`, or "" when unknown (cuda-facts.md 2.2).
-std::string min_driver_for_ptx(int major, int minor);
+// Which CUDA release emitted a PTX ISA version and which driver JITs it are
+// the release table's questions: cuwheel/cuda/releases.h.
 
 }  // namespace cuwheel::cubin

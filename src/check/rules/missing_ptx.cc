@@ -15,10 +15,10 @@ namespace cuwheel::check::rule_impl {
 namespace {
 
 // The highest SM number of a list of architecture names, or 0.
-int highest_sm(const std::vector<std::string>& names) {
-  int best = 0;
+unsigned highest_sm(const std::vector<std::string>& names) {
+  unsigned best = 0;
   for (const auto& n : names)
-    if (auto a = device::parse_arch(n)) best = std::max(best, a->sm);
+    if (auto a = arch::Arch::parse(n)) best = std::max(best, a->sm);
   return best;
 }
 
@@ -29,14 +29,14 @@ void missing_ptx(const Context& ctx, Emitter& out) {
   const Policy& p = ctx.policy;
   if (p.ptx_mode != Mode::newest && p.ptx_mode != Mode::list) return;
   if (p.ptx_mode == Mode::list && p.ptx.empty()) return;
-  const int policy_top = highest_sm(p.sass);
+  const unsigned policy_top = highest_sm(p.sass);
   for (const auto& lib : ctx.model.libraries) {
     if (!device::has_sass_or_ptx(lib)) continue;
     std::vector<std::string> want;
     if (p.ptx_mode == Mode::newest) {
-      int top = policy_top ? policy_top : highest_sm(lib.summary.sass);
+      unsigned top = policy_top ? policy_top : highest_sm(lib.summary.sass);
       if (top == 0) continue;  // PTX only and no list: nothing to compare with
-      want.push_back(device::ptx_name(device::Arch{top, 0}));
+      want.push_back(arch::Arch{top}.compute_name());
     } else {
       want = p.ptx;
     }
@@ -46,7 +46,7 @@ void missing_ptx(const Context& ctx, Emitter& out) {
       if (std::find(have.begin(), have.end(), w) != have.end()) continue;
       if (std::find(missing.begin(), missing.end(), w) != missing.end()) continue;
       missing.push_back(w);
-      if (auto a = device::parse_arch(w)) flags.push_back("-gencode arch=" + w + ",code=" + device::ptx_name(*a));
+      if (auto a = arch::Arch::parse(w)) flags.push_back("-gencode arch=" + w + ",code=" + a->compute_name());
     }
     if (missing.empty()) continue;
     std::string msg = device::label(ctx, lib) + " lacks PTX for " + device::join(missing) + " (has " +

@@ -22,13 +22,13 @@ void missing_sass(const Context& ctx, Emitter& out) {
       if (std::find(have.begin(), have.end(), w) != have.end()) continue;
       if (std::find(missing.begin(), missing.end(), w) != missing.end()) continue;
       missing.push_back(w);
-      auto wa = device::parse_arch(w);
+      auto wa = arch::Arch::parse(w);
       if (!wa) continue;
       flags.push_back(device::gencode_sass(*wa));
       // Say when a variant of the same SM is there ("has sm_90a"): the
       // policy asked for another name, which runs on other GPUs.
       for (const auto& h : have) {
-        auto ha = device::parse_arch(h);
+        auto ha = arch::Arch::parse(h);
         if (ha && ha->sm == wa->sm && std::find(related.begin(), related.end(), h) == related.end())
           related.push_back(h);
       }

@@ -5,15 +5,16 @@
 // drivers). With a policy `min-driver`, each PTX ISA version of a library
 // whose first CUDA release needs a newer driver is flagged, once per
 // library and ISA version (all the entries and architectures it covers).
-// A PTX ISA newer than the table (cuda-facts.md 2.1) is flagged whatever the
-// min-driver: the driver it needs is unknown, and saying so beats inventing
-// a threshold.
+// A PTX ISA newer than the table (cuda-facts.md 2.1), or one of a release
+// whose minimum driver the table lacks (13.4 on, 2.2), is flagged whatever
+// the min-driver: the driver it needs is unknown, and saying so beats
+// inventing a threshold. The table is cuwheel/cuda/releases.h.
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <map>
 
-#include "cuwheel/object/cubin.h"
+#include "cuwheel/cuda/releases.h"
 #include "cuwheel/object/fatbin.h"
 #include "device_arch.h"
 #include "rules.h"
@@ -29,19 +30,15 @@ struct IsaGroup {
   std::string section;
 };
 
-// The newest CUDA release whose PTX a driver of version `driver` JITs, or "".
+// The newest published CUDA release whose PTX a driver of version `driver`
+// JITs (the release table, cuwheel/cuda/releases.h), or "".
 std::string newest_release_for(const std::string& driver) {
   std::string best;
-  for (int maj = 7; maj <= 9; ++maj)
-    for (int min = 0; min <= 9; ++min) {
-      std::string d = cubin::min_driver_for_ptx(maj, min);
-      if (d.empty()) continue;
-      auto cmp = device::compare_versions(d, driver);
-      if (cmp && *cmp <= 0) {
-        best = cubin::cuda_release_for_ptx(maj, min);
-        if (best == "12.7") best = "12.8";
-      }
-    }
+  for (const cuda::ReleaseInfo& r : cuda::release_table()) {
+    if (!r.published || r.min_driver.empty()) continue;
+    auto cmp = cuda::compare_driver_versions(r.min_driver, driver);
+    if (cmp && *cmp <= 0) best = r.release.to_string();
+  }
   return best;
 }
 
@@ -50,7 +47,7 @@ std::string newest_release_for(const std::string& driver) {
 void ptx_needs_newer_driver(const Context& ctx, Emitter& out) {
   if (!ctx.policy.min_driver) return;
   const std::string& have = *ctx.policy.min_driver;
-  if (!device::compare_versions(have, "0")) {
+  if (!cuda::compare_driver_versions(have, "0")) {
     out.emit("", "policy min-driver", "the policy's min-driver \"" + have + "\" is not a driver version",
              "write it as the driver's dotted version, e.g. \"580.65.06\"");
     return;
@@ -76,17 +73,24 @@ void ptx_needs_newer_driver(const Context& ctx, Emitter& out) {
     }
     for (auto& [isa, g] : groups) {
       auto [maj, min] = isa;
-      std::string release = cubin::cuda_release_for_ptx(maj, min);
-      if (release == "12.7") release = "12.8";  // 12.7 was never released (cuda-facts.md 2.1)
-      std::string need = cubin::min_driver_for_ptx(maj, min);
-      bool known = !need.empty();
-      // Older than the table (CUDA 10 and before): any supported driver JITs it.
-      if (!known && maj < 9) continue;
-      // Newer than the table (the PTX ISA / CUDA release table of
-      // cuda-facts.md 2.1-2.2): the driver it needs is unknown, so no
+      const cuda::PtxIsa ptx_isa{maj, min};
+      const auto rel = cuda::release_for_ptx(ptx_isa);
+      const std::string release = rel ? rel->to_string() : "";
+      const std::string need(cuda::min_driver_for_ptx(ptx_isa));
+      const bool known = !need.empty();
+      // Newer than the table (cuda-facts.md 2.1-2.2): no release this
+      // cuwheel knows emits it, so the driver it needs is unknown: no
       // min-driver passes it and no threshold is invented.
+      const bool newer = !known && ptx_isa > cuda::newest_ptx_isa();
+      // A current release of the table without a known driver (13.4 and
+      // later: their release notes bundle none) is flagged the same way.
+      const cuda::ReleaseInfo* row = rel ? cuda::find_release(*rel) : nullptr;
+      const bool no_driver = !known && row && row->current;
+      // Older than the driver table (CUDA 10 and before), or an ISA no
+      // release emits: any supported driver JITs it.
+      if (!known && !newer && !no_driver) continue;
       if (known) {
-        auto cmp = device::compare_versions(have, need);
+        auto cmp = cuda::compare_driver_versions(have, need);
         if (!cmp || *cmp >= 0) continue;
       }
       std::sort(g.archs.begin(), g.archs.end(), arch_less);
@@ -97,11 +101,14 @@ void ptx_needs_newer_driver(const Context& ctx, Emitter& out) {
       const std::string at = std::string(where) + (lib.archive_member.empty() ? "" : " of " + lib.archive_member);
       if (!known) {
         std::string msg = device::label(ctx, lib) + ": PTX " + device::join(g.archs) + ": PTX ISA " + isa_s +
-                          " is newer than any CUDA release this cuwheel knows; the driver it needs is unknown "
-                          "(the policy's minimum driver is " + have + ")";
+                          (newer ? " is newer than any CUDA release this cuwheel knows; the driver it needs is unknown"
+                                 : " (CUDA " + release + "): the minimum driver of CUDA " + release +
+                                       " is unknown to this cuwheel") +
+                          " (the policy's minimum driver is " + have + ")";
         if (g.entries > 1) msg += " (" + std::to_string(g.entries) + " entries)";
         out.emit(lib.member, at, msg,
-                 "update cuwheel to a release that knows PTX ISA " + isa_s +
+                 (newer ? "update cuwheel to a release that knows PTX ISA " + isa_s
+                        : "look up the minimum driver of CUDA " + release + " in its release notes") +
                      ", or, once the CUDA release notes confirm driver " + have +
                      " JIT-compiles it, ignore ptx-needs-newer-driver for this wheel "
                      "(--ignore ptx-needs-newer-driver, or ignore = [\"ptx-needs-newer-driver\"] in its policy)");

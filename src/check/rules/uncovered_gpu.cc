@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "cuwheel/cuda/arch.h"
+#include "cuwheel/cuda/compat.h"
 #include "device_arch.h"
 #include "rules.h"
 
@@ -41,22 +42,22 @@ std::string unbuildable_in_major(int major, unsigned sm) {
 
 void uncovered_gpu(const Context& ctx, Emitter& out) {
   if (ctx.policy.gpus.empty()) return;
-  std::vector<std::pair<std::string, int>> gpus;  // (as written, SM number)
+  std::vector<std::pair<std::string, unsigned>> gpus;  // (as written, SM number)
   for (const auto& g : ctx.policy.gpus)
-    if (auto a = device::parse_arch(g)) gpus.emplace_back(g, a->sm);
+    if (auto a = arch::Arch::parse(g)) gpus.emplace_back(g, a->sm);
   for (const auto& lib : ctx.model.libraries) {
     if (!device::has_sass_or_ptx(lib)) continue;
-    std::vector<device::Arch> sass, ptx;
+    std::vector<arch::Arch> sass, ptx;
     for (const auto& s : lib.summary.sass)
-      if (auto a = device::parse_arch(s)) sass.push_back(*a);
+      if (auto a = arch::Arch::parse(s)) sass.push_back(*a);
     for (const auto& s : lib.summary.ptx)
-      if (auto a = device::parse_arch(s)) ptx.push_back(*a);
+      if (auto a = arch::Arch::parse(s)) ptx.push_back(*a);
     std::vector<std::string> uncovered;
     for (const auto& entry : gpus) {
       const std::string& name = entry.first;
-      const int gpu = entry.second;  // not a structured binding: lambdas below capture it
-      bool native = std::any_of(sass.begin(), sass.end(), [&](const device::Arch& a) { return device::sass_runs_on(a, gpu); });
-      bool jit = std::any_of(ptx.begin(), ptx.end(), [&](const device::Arch& a) { return device::ptx_runs_on(a, gpu); });
+      const unsigned gpu = entry.second;  // not a structured binding: lambdas below capture it
+      bool native = std::any_of(sass.begin(), sass.end(), [&](const arch::Arch& a) { return arch::sass_runs_on(a, gpu); });
+      bool jit = std::any_of(ptx.begin(), ptx.end(), [&](const arch::Arch& a) { return arch::ptx_runs_on(a, gpu); });
       if (!native && !jit && std::find(uncovered.begin(), uncovered.end(), name) == uncovered.end())
         uncovered.push_back(name);
     }
@@ -69,17 +70,16 @@ void uncovered_gpu(const Context& ctx, Emitter& out) {
     // say so instead (CUDA 13 removed sm_50-sm_72).
     std::vector<std::string> flags, unbuildable;
     for (const auto& u : uncovered) {
-      auto a = device::parse_arch(u);
-      device::Arch plain{a->sm, 0};
+      auto a = arch::Arch::parse(u);
+      arch::Arch plain{a->sm};
       if (ctx.policy.cuda_major) {
-        std::string why = unbuildable_in_major(*ctx.policy.cuda_major, static_cast<unsigned>(a->sm));
+        std::string why = unbuildable_in_major(*ctx.policy.cuda_major, a->sm);
         if (!why.empty()) {
           unbuildable.push_back(why);
           continue;
         }
       }
-      flags.push_back("-gencode arch=" + device::ptx_name(plain) + ",code=[" + device::sass_name(plain) + "," +
-                      device::ptx_name(plain) + "]");
+      flags.push_back("-gencode arch=" + plain.compute_name() + ",code=[" + plain.sm_name() + "," + plain.compute_name() + "]");
     }
     std::string hint;
     if (!flags.empty())
