@@ -42,6 +42,11 @@ bool find_chunked(ByteView hay, std::string_view needle, const std::function<voi
 Expected<LoadFacts> read_load_facts(ByteView data, WarningSink* warnings, const std::function<void(ByteView)>& done) {
   auto f = elf::File::parse(data, warnings);
   if (!f) return f.error();
+  return read_load_facts(*f, warnings, done);
+}
+
+LoadFacts read_load_facts(const elf::File& file, WarningSink* warnings, const std::function<void(ByteView)>& done) {
+  const elf::File* f = &file;
   LoadFacts lf;
   lf.is64 = f->is64();
   lf.type = f->type();

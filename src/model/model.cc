@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <optional>
 
 #include "cuwheel/object/archive.h"
 #include "cuwheel/object/identify.h"
@@ -25,57 +26,11 @@ bool is_library_like(ByteView b) {
 
 // Fills a LibraryModel from the bytes of one ELF file (or archive member).
 void read_library(LibraryModel& lib, ByteView bytes, const std::function<void(ByteView)>& done) {
-  lib.size = bytes.size();
-  lib.is_elf = is_elf(bytes);
-  WarningSink w;
-  if (lib.is_elf) {
-    auto lf = read_load_facts(bytes, &w, done);
-    if (!lf) {
-      lib.error = lf.error().message();
-      lib.is_elf = false;
-      return;
-    }
-    lib.load = std::move(*lf);
-    for (const auto& vn : lib.load.version_needs) lib.version_need_files.push_back(vn.file);
-    auto f = elf::File::parse(bytes);
-    if (f) {
-      auto syms = f->dynamic_symbols();
-      if (syms) {
-        lib.cuda_symbol_needs = cuda_symbol_needs(*syms);
-        for (const auto& s : *syms) {
-          // Exported: defined, global or weak, default/protected visibility.
-          if (!s.defined() || s.name.empty()) continue;
-          if (s.bind != 1 /*GLOBAL*/ && s.bind != 2 /*WEAK*/) continue;
-          if ((s.other & 0x3) == 1 || (s.other & 0x3) == 2) continue;  // internal / hidden
-          if (s.type != 1 /*OBJECT*/ && s.type != 2 /*FUNC*/ && s.type != 10 /*IFUNC*/ && s.type != 6 /*TLS*/) continue;
-          lib.exports.push_back(s.name);
-          lib.export_weak.push_back(s.bind == 2);
-        }
-      }
-    }
-    if (done) done(bytes);
-  }
-  // Every payload is decoded (Depth::full): a compressed cubin or PTX that
-  // does not decode is device code the rules cannot vouch for, so the
-  // library is unreadable (exit 2), never a pass on the entry headers alone.
-  auto dc = read_device_code(bytes, Depth::full, &w, done);
-  if (dc) {
-    lib.summary = summarize(*dc);
-    lib.device = std::move(*dc);
-    for (auto& e : lib.device.entries) {
-      // The rules read architectures and PTX ISA versions, not kernel or
-      // entry names: let those go, so a large wheel's models stay small.
-      if (e.cubin) std::vector<std::string>().swap(e.cubin->kernels);
-      if (e.ptx) {
-        std::vector<std::string>().swap(e.ptx->entries);
-        std::vector<std::string>().swap(e.ptx->targets);
-      }
-      if (!e.payload_error.empty() && lib.error.empty()) lib.error = e.payload_error;
-    }
-    if (lib.device.stopped && lib.error.empty()) lib.error = lib.device.stopped->message();
-  } else if (lib.error.empty()) {
-    lib.error = dc.error().message();
-  }
+  LibraryModel read = read_object(bytes, ReadObjectOptions{}, done);
+  read.member = std::move(lib.member);
+  read.archive_member = std::move(lib.archive_member);
+  read.owner = std::move(lib.owner);
+  lib = std::move(read);
 }
 
 // A library that could not be read fully is an unreadable input, never a
@@ -241,6 +196,77 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
 }
 
 }  // namespace
+
+LibraryModel read_object(ByteView bytes, const ReadObjectOptions& opts, const std::function<void(ByteView)>& done) {
+  LibraryModel lib;
+  lib.size = bytes.size();
+  lib.is_elf = is_elf(bytes);
+  WarningSink w;
+  std::optional<elf::File> file;
+  auto finish = [&] {
+    lib.warnings = w.messages();
+    return std::move(lib);
+  };
+  if (lib.is_elf) {
+    auto f = elf::File::parse(bytes, &w);
+    if (!f) {
+      lib.elf_error = lib.error = f.error().message();
+      lib.is_elf = false;
+      return finish();
+    }
+    file = std::move(*f);
+    lib.load = read_load_facts(*file, &w, done);
+    for (const auto& vn : lib.load.version_needs) lib.version_need_files.push_back(vn.file);
+    auto syms = file->dynamic_symbols(&w);
+    if (syms) {
+      lib.cuda_symbol_needs = cuda_symbol_needs(*syms);
+      if (opts.exports)
+        for (const auto& s : *syms) {
+          // Exported: defined, global or weak, default/protected visibility.
+          if (!s.defined() || s.name.empty()) continue;
+          if (s.bind != 1 /*GLOBAL*/ && s.bind != 2 /*WEAK*/) continue;
+          if ((s.other & 0x3) == 1 || (s.other & 0x3) == 2) continue;  // internal / hidden
+          if (s.type != 1 /*OBJECT*/ && s.type != 2 /*FUNC*/ && s.type != 10 /*IFUNC*/ && s.type != 6 /*TLS*/) continue;
+          lib.exports.push_back(s.name);
+          lib.export_weak.push_back(s.bind == 2);
+        }
+    } else {
+      w.warn("dynamic symbols: " + syms.error().message());
+    }
+    if (done) done(bytes);
+  }
+  // Every payload is decoded (Depth::full): a compressed cubin or PTX that
+  // does not decode is device code the rules cannot vouch for, so the
+  // library is unreadable (exit 2), never a pass on the entry headers alone.
+  auto dc = file ? read_device_code(*file, Depth::full, &w, done) : read_device_code(bytes, Depth::full, &w, done);
+  if (dc) {
+    lib.device_read = true;
+    lib.summary = summarize(*dc);
+    lib.device = std::move(*dc);
+    for (auto& e : lib.device.entries) {
+      if (!e.payload_error.empty()) {
+        if (lib.error.empty()) lib.error = e.payload_error;
+        if (std::find(lib.payload_errors.begin(), lib.payload_errors.end(), e.payload_error) ==
+            lib.payload_errors.end())
+          lib.payload_errors.push_back(e.payload_error);
+      }
+      if (opts.keep_names) continue;
+      // The rules read architectures and PTX ISA versions, not kernel or
+      // entry names: let those go, so a large wheel's models stay small.
+      if (e.cubin) std::vector<std::string>().swap(e.cubin->kernels);
+      if (e.ptx) {
+        std::vector<std::string>().swap(e.ptx->entries);
+        std::vector<std::string>().swap(e.ptx->targets);
+      }
+    }
+    if (lib.device.stopped && lib.error.empty()) lib.error = lib.device.stopped->message();
+  } else {
+    lib.device_error = dc.error().message();
+    if (lib.error.empty()) lib.error = lib.device_error;
+    w.warn("device code: " + lib.device_error);
+  }
+  return finish();
+}
 
 Expected<std::vector<CheckModel>> build_models(const std::string& path, const BuildOptions& opts,
                                                const std::function<void(const std::string&)>& progress) {

@@ -153,6 +153,13 @@ Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* w
   }
   auto f = elf::File::parse(data, warnings);
   if (!f) return f.error();
+  return read_device_code(*f, depth, warnings, done);
+}
+
+Expected<DeviceCode> read_device_code(const elf::File& file, Depth depth, WarningSink* warnings, const DoneFn& done) {
+  DeviceCode out;
+  const ByteView data = file.data();
+  const elf::File* f = &file;
   if (f->machine() == elf::EM_CUDA) {
     // A raw cubin is one ELF entry by itself.
     out.kind = ObjectKind::cubin;

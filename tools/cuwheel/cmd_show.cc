@@ -15,6 +15,7 @@
 #include "cuwheel/object/devicecode.h"
 #include "cuwheel/model/facts.h"
 #include "cuwheel/model/inputs.h"
+#include "cuwheel/model/model.h"
 #include "cuwheel/cuda/libclass.h"
 #include "cuwheel/wheel/wheel.h"
 
@@ -150,8 +151,7 @@ std::string cuda_symbols_text(const json& needs) {
   return out;
 }
 
-json device_json(const DeviceCode& dc) {
-  DeviceSummary s = summarize(dc);
+json device_json(const DeviceSummary& s) {
   json j;
   j["entries"] = s.entries;
   j["sass"] = s.sass;
@@ -189,37 +189,31 @@ class ShowVisitor : public InputVisitor {
     r.member = obj.member;
     r.archive_member = obj.archive_member;
     r.owner = obj.owner;
-    WarningSink w;
-    if (identify(obj.bytes) == FileKind::elf) {
-      auto lf = read_load_facts(obj.bytes, &w, [&obj](ByteView v) { obj.release(v); });
-      if (!lf) return error(obj.display(), lf.error());
-      r.load = std::move(*lf);
-      if (auto f = elf::File::parse(obj.bytes)) {
-        auto syms = f->dynamic_symbols(&w);
-        if (syms) r.symbol_needs = cuda_symbol_needs(*syms);
-        else w.warn("dynamic symbols: " + syms.error().message());
-      }
-    } else if (!looks_like_object(obj.bytes)) {
+    if (identify(obj.bytes) != FileKind::elf && !looks_like_object(obj.bytes)) {
       // Only plain inputs reach here with non-object bytes.
       return error(obj.display(), Error("not an ELF file, static archive or fatbin"));
     }
-    // Payload pages are released as soon as each entry is read, so a large
-    // library mapped from a wheel does not stay resident.
-    auto dc = read_device_code(obj.bytes, Depth::full, &w, [&obj](ByteView v) { obj.release(v); });
-    std::set<std::string> payload_errors;
-    if (dc) {
-      if (dc->stopped) error(obj.display(), *dc->stopped);
+    // One read of the object (model/model.h), as check does; payload pages
+    // are released as soon as each entry is read, so a large library mapped
+    // from a wheel does not stay resident.
+    model::ReadObjectOptions ro;
+    ro.exports = false;
+    model::LibraryModel lib = model::read_object(obj.bytes, ro, [&obj](ByteView v) { obj.release(v); });
+    if (!lib.elf_error.empty()) return error(obj.display(), Error(lib.elf_error));
+    if (lib.is_elf) {
+      r.load = std::move(lib.load);
+      r.symbol_needs = std::move(lib.cuda_symbol_needs);
+    }
+    if (lib.device_read) {
+      if (lib.device.stopped) error(obj.display(), *lib.device.stopped);
       // show reads every payload (kernels, PTX directives): one that does
       // not decode is input that cannot be read (exit 2), named with the
       // entry's offset; the rest of the object is still shown.
-      for (const auto& e : dc->entries)
-        if (!e.payload_error.empty() && payload_errors.insert(e.payload_error).second)
-          error(obj.display(), Error(e.payload_error));
-      r.device = device_json(*dc);
-    } else {
-      w.warn("device code: " + dc.error().message());
+      for (const auto& e : lib.payload_errors) error(obj.display(), Error(e));
+      r.device = device_json(lib.summary);
     }
-    for (const auto& m : w.messages())
+    const std::set<std::string> payload_errors(lib.payload_errors.begin(), lib.payload_errors.end());
+    for (const auto& m : lib.warnings)
       if (!payload_errors.count(m)) r.warnings.push_back(m);
     records_.push_back(std::move(r));
   }

@@ -48,6 +48,11 @@ struct LoadFacts {
 Expected<LoadFacts> read_load_facts(ByteView data, WarningSink* warnings,
                                     const std::function<void(ByteView)>& done = {});
 
+/// The same for an ELF file already parsed; cannot fail (what cannot be
+/// read of the version needs goes to `warnings`).
+LoadFacts read_load_facts(const elf::File& file, WarningSink* warnings,
+                          const std::function<void(ByteView)>& done = {});
+
 /// A CUDA release, major.minor ("12.4").
 struct CudaRelease {
   int major = 0, minor = 0;

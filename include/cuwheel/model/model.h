@@ -35,10 +35,33 @@ struct LibraryModel {
   std::vector<elf::VersionNeed> version_needs;
   std::vector<std::string> version_need_files;  ///< files named in .gnu.version_r
   std::vector<CudaSymbolNeed> cuda_symbol_needs;  ///< undefined symbols bound to versions of CUDA libraries
-  DeviceCode device;         ///< entries with cubin architectures (Depth::arch)
-  DeviceSummary summary;
-  std::string error;         ///< why facts are missing ("" when fine)
+  DeviceCode device;         ///< every entry, payloads decoded (Depth::full); names kept only on request
+  DeviceSummary summary;     ///< of `device`, kernel count included
+  bool device_read = false;  ///< read_device_code() succeeded (`device` and `summary` are valid)
+  std::string error;         ///< why facts are missing ("" when fine): the first of the errors below
+  std::string elf_error;     ///< the bytes start with the ELF magic but are no readable ELF file
+  std::string device_error;  ///< the device code could not be read at all
+  std::vector<std::string> payload_errors;  ///< entries whose payload did not decode, distinct, in entry order
+  std::vector<std::string> warnings;        ///< reader warnings, deduplicated, in the order they arose
 };
+
+/// What read_object() keeps beyond the load facts and device code.
+struct ReadObjectOptions {
+  bool exports = true;     ///< LibraryModel::exports and export_weak
+  bool keep_names = false; ///< kernel names and PTX entries/targets in LibraryModel::device
+};
+
+/// Reads one object: a host ELF file (shared library, executable,
+/// relocatable object), a raw cubin or a raw fatbin, given as its whole
+/// bytes. An ELF file is parsed once (elf::File::parse) for its load facts,
+/// dynamic symbols and device code. Every payload is decoded
+/// (Depth::full). Never fails: what could not be read is in `elf_error`,
+/// `device_error`, `payload_errors` and `error` (the first of them, what
+/// makes the object an unreadable input for `check`). `done`, when set,
+/// receives stretches of `bytes` once read, so their pages can go
+/// (Blob::release). Does not fill `member`, `archive_member` or `owner`.
+LibraryModel read_object(ByteView bytes, const ReadObjectOptions& opts = {},
+                         const std::function<void(ByteView)>& done = {});
 
 /// A wheel member as the checks see it.
 struct MemberModel {

@@ -15,6 +15,7 @@
 
 #include "cuwheel/base/bytes.h"
 #include "cuwheel/object/cubin.h"
+#include "cuwheel/object/elf.h"
 #include "cuwheel/base/expected.h"
 #include "cuwheel/object/fatbin.h"
 
@@ -85,6 +86,12 @@ struct DeviceCode {
 /// file can let those pages go (Blob::release) and keep memory flat.
 using DoneFn = std::function<void(ByteView)>;
 Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* warnings,
+                                      const DoneFn& done = {});
+
+/// The same for an ELF file already parsed (a host ELF or a raw cubin), so
+/// a caller that also reads its load facts parses it once. `file.data()` is
+/// the whole object; `file` and its bytes must outlive the call.
+Expected<DeviceCode> read_device_code(const elf::File& file, Depth depth, WarningSink* warnings,
                                       const DoneFn& done = {});
 
 /// True when `data` looks like an object read_device_code() accepts
