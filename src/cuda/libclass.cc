@@ -508,10 +508,44 @@ const Provision* LibraryClass::provision(int major) const {
   return nullptr;
 }
 
+std::optional<std::string> grafted_original(std::string_view name) {
+  if (size_t slash = name.rfind('/'); slash != std::string_view::npos) name = name.substr(slash + 1);
+  // <base>{-|.}<8 lowercase hex>.so[.<rest>]
+  for (size_t i = 1; i + 12 <= name.size(); ++i) {
+    if (name[i] != '-' && name[i] != '.') continue;
+    std::string_view hash = name.substr(i + 1, 8);
+    bool hex = true;
+    for (char c : hash) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+    if (!hex) continue;
+    std::string_view rest = name.substr(i + 9);
+    if (rest.substr(0, 3) != ".so" || (rest.size() > 3 && rest[3] != '.')) continue;
+    std::string_view base = name.substr(0, i);
+    // auditwheel splits at the first '.', so its base holds none.
+    if (name[i] == '-' && base.find('.') != std::string_view::npos) continue;
+    return std::string(base) + std::string(rest);
+  }
+  return std::nullopt;
+}
+
+namespace {
+LibraryClass classify_plain(std::string_view soname);
+}  // namespace
+
 LibraryClass classify_soname(std::string_view soname) {
+  if (size_t slash = soname.rfind('/'); slash != std::string_view::npos) soname = soname.substr(slash + 1);
+  LibraryClass out = classify_plain(soname);
+  if (out.kind != LibraryKind::unknown) return out;
+  std::optional<std::string> original = grafted_original(soname);
+  if (!original) return out;
+  LibraryClass grafted = classify_plain(*original);
+  if (grafted.kind == LibraryKind::unknown) return out;
+  grafted.grafted = true;
+  return grafted;
+}
+
+namespace {
+LibraryClass classify_plain(std::string_view soname) {
   LibraryClass out;
-  if (size_t slash = soname.rfind('/'); slash != std::string_view::npos)
-    soname = soname.substr(slash + 1);
   std::optional<ParsedName> name = parse_name(soname, /*allow_star=*/false);
   if (!name) {
     out.note = "not a shared-object name (<stem>.so[.<digits>...])";
@@ -590,6 +624,7 @@ LibraryClass classify_soname(std::string_view soname) {
   }
   return out;
 }
+}  // namespace
 
 std::vector<Distribution> distributions_for_major(int major) {
   std::vector<Distribution> out;

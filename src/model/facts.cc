@@ -12,10 +12,15 @@ namespace cuwheel {
 
 namespace {
 
-// "libcudart.so.13" -> 13; anything else -> 0.
+// "libcudart.so.13" -> 13, and the same for a grafted copy's name
+// ("libcudart-53d54daa.so.12.6.68" -> 12, cuda/libclass.h
+// grafted_original()); anything else -> 0.
 int cudart_major(const std::string& soname) {
   static const char kPrefix[] = "libcudart.so.";
-  if (soname.rfind(kPrefix, 0) != 0) return 0;
+  if (soname.rfind(kPrefix, 0) != 0) {
+    std::optional<std::string> original = grafted_original(soname);
+    return original && original->rfind(kPrefix, 0) == 0 ? cudart_major(*original) : 0;
+  }
   int v = 0;
   for (size_t i = sizeof kPrefix - 1; i < soname.size() && std::isdigit(static_cast<unsigned char>(soname[i])); ++i) {
     v = v * 10 + (soname[i] - '0');

@@ -729,5 +729,46 @@ TEST(LibClassExtras, OtherExtras) {
   }
 }
 
+
+// Grafted copies (auditwheel repair's `<base>-<8 hex>.<ext>`, torchvision's
+// `<base>.<8 hex>.so...`) are classified as the library they copy.
+TEST(LibClassGrafted, OriginalNameFromBothForms) {
+  EXPECT_EQ(grafted_original("libcudart-53d54daa.so.12.6.68").value_or("?"), "libcudart.so.12.6.68");
+  EXPECT_EQ(grafted_original("libcudart.3eda8113.so.13").value_or("?"), "libcudart.so.13");
+  EXPECT_EQ(grafted_original("torchvision.libs/libnvjpeg.f00ca762.so.13").value_or("?"), "libnvjpeg.so.13");
+  EXPECT_EQ(grafted_original("libnvrtc-builtins-0123abcd.so.12.6").value_or("?"), "libnvrtc-builtins.so.12.6");
+  EXPECT_EQ(grafted_original("libgomp-a34b3233.so.1").value_or("?"), "libgomp.so.1");
+  EXPECT_EQ(grafted_original("libfoo-53d54daa.so").value_or("?"), "libfoo.so");
+}
+
+TEST(LibClassGrafted, NearMissesAreNotGrafts) {
+  EXPECT_FALSE(grafted_original("libcudart.so.12"));
+  EXPECT_FALSE(grafted_original("libcudart-53D54DAA.so.12"));   // upper-case hex
+  EXPECT_FALSE(grafted_original("libcudart-53d54da.so.12"));    // 7 digits
+  EXPECT_FALSE(grafted_original("libcudart-53d54daab.so.12"));  // 9 digits
+  EXPECT_FALSE(grafted_original("libcudart-53d54daa.sox"));
+  EXPECT_FALSE(grafted_original("libcudart-53d54gaa.so.12"));   // not hex
+  EXPECT_FALSE(grafted_original("-53d54daa.so.12"));            // no base
+  EXPECT_FALSE(grafted_original(""));
+}
+
+TEST(LibClassGrafted, GraftedCudartIsStillTheRuntime) {
+  LibraryClass c = classify_soname("libcudart-53d54daa.so.12.6.68");
+  EXPECT_EQ(c.kind, LibraryKind::cuda_toolkit);
+  EXPECT_EQ(c.component, "cudart");
+  EXPECT_TRUE(c.grafted);
+  EXPECT_EQ(c.major().value_or(0), 12);
+  LibraryClass t = classify_soname("libcudart.3eda8113.so.13");
+  EXPECT_EQ(t.kind, LibraryKind::cuda_toolkit);
+  EXPECT_EQ(t.major().value_or(0), 13);
+  // The plain name is not marked, and a graft of an unknown library stays unknown.
+  EXPECT_FALSE(classify_soname("libcudart.so.13").grafted);
+  EXPECT_EQ(classify_soname("libver-1a2b3c4d.so.1").kind, LibraryKind::unknown);
+  // A grafted driver library is still the driver (never bundled).
+  EXPECT_EQ(classify_soname("libcuda-0123abcd.so.1").kind, LibraryKind::nvidia_driver);
+  // A grafted system library is classified as its original.
+  EXPECT_EQ(classify_soname("libgomp-a34b3233.so.1").kind, classify_soname("libgomp.so.1").kind);
+}
+
 }  // namespace
 }  // namespace cuwheel

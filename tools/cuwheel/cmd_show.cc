@@ -73,6 +73,8 @@ json needed_json(const std::string& soname, const std::map<std::string, std::str
     }
   }
   if (!c.component.empty()) j["component"] = std::string(c.component);
+  // A copy a repair tool renamed (auditwheel's libcudart-53d54daa.so.12.6.68).
+  if (c.grafted) j["grafted_from"] = grafted_original(soname).value_or("");
   if (c.kind == LibraryKind::cuda_toolkit) {
     json majors = json::array();
     for (int m : c.majors.list()) majors.push_back(m);
@@ -104,6 +106,7 @@ std::vector<std::string> esc_all(const json& v) {
 std::string needed_text(const json& n) {
   std::string s = esc(n["class"]);
   if (n.contains("path")) s += " (" + esc(n["path"]) + ")";
+  if (n.contains("grafted_from")) s += ", renamed copy of " + esc(n["grafted_from"]);
   if (n.contains("providers")) {
     std::vector<std::string> parts;
     for (auto& [major, p] : n["providers"].items())

@@ -191,6 +191,9 @@ struct LibraryClass {
   /// component has no pip provider in that major.
   std::optional<Provision> cuda12;
   std::optional<Provision> cuda13;
+  /// True when the name is a grafted copy's (grafted_original() found the
+  /// original inside it) and the answer is about the original.
+  bool grafted = false;
   /// A short caveat when one applies (an inferred row, an unversioned
   /// development name, a not-a-shared-object near miss); else empty.
   std::string_view note;
@@ -203,7 +206,26 @@ struct LibraryClass {
   bool ambiguous() const { return majors.size() > 1; }
 };
 
+/// The original name of a library that a repair tool copied into a wheel
+/// under a hashed name, or nullopt when `name` has no such form.
+///
+/// auditwheel repair (pypa/auditwheel, repair.py `copylib`) copies each
+/// external library into `<package>.libs/` as `<base>-<hash>.<ext>`, where
+/// `<base>.<ext>` is the original file name split at its first '.', and
+/// `<hash>` the first 8 hex digits of the file's SHA-256, and sets the
+/// copy's DT_SONAME and every DT_NEEDED that named it to the new name:
+/// "libcudart-53d54daa.so.12.6.68" -> "libcudart.so.12.6.68". Some
+/// projects graft with their own scripts as `<base>.<hash>.<ext>`
+/// (torchvision: "libcudart.3eda8113.so.13" -> "libcudart.so.13"). Both
+/// forms need exactly 8 lowercase hex digits and a "so" right after them;
+/// a leading directory part is kept out of the answer.
+std::optional<std::string> grafted_original(std::string_view name);
+
 /// Classifies a shared-library name.
+///
+/// A grafted copy's name (grafted_original()) is classified as the
+/// original and says so in LibraryClass::grafted: a renamed libcudart
+/// is still the CUDA runtime.
 ///
 /// Input: a soname or DT_NEEDED entry ("libcudart.so.12"), or a real file
 /// name ("libcuda.so.570.86.10"); a leading directory part is ignored

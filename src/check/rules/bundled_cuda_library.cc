@@ -28,11 +28,22 @@ void bundled_cuda_library(const Context& ctx, Emitter& out) {
     if (!flagged.insert(member).second) return;
     if (loading::provided_by_self(ctx.model, member, name)) return;
     std::string prov = provider_text(c);
+    // A grafted copy (auditwheel's libcudart-53d54daa.so.12.6.68) is still
+    // the library; the NEEDED entries that name the copy must name the
+    // original again, or no RUNPATH into NVIDIA's folder can find it.
+    const std::string original = c.grafted ? grafted_original(name).value_or(name) : name;
+    const Provision* p = c.major() ? c.provision(*c.major()) : nullptr;
+    const std::string canonical = p ? std::string(p->soname) : original;
     out.emit(member, how,
-             name + " is a CUDA library that NVIDIA's pip packages provide; shipping a copy duplicates it and can clash "
-                    "with the packaged one",
-             "leave it out of the wheel (auditwheel repair --exclude '" + name.substr(0, name.find(".so") + 3) +
-                 "*'), declare the package in Requires-Dist" + (prov.empty() ? "" : " (" + prov + ")") +
+             (c.grafted ? name + " is a renamed copy of " + canonical + ", " : name + " is ") +
+                 "a CUDA library that NVIDIA's pip packages provide; shipping a copy duplicates it and can clash "
+                 "with the packaged one",
+             "leave it out of the wheel (auditwheel repair --exclude '" + original.substr(0, original.find(".so") + 3) +
+                 "*')" +
+                 (c.grafted ? ", make the libraries that NEED " + name + " name " + canonical +
+                                  " again (rebuild without grafting it, or patchelf --replace-needed)"
+                            : std::string()) +
+                 ", declare the package in Requires-Dist" + (prov.empty() ? "" : " (" + prov + ")") +
                  " and point RUNPATH at its folder");
   };
   for (const auto& m : ctx.model.members) {
