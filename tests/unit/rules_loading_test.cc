@@ -57,6 +57,44 @@ TEST(RulesLoading, BundledLibrariesByNameAndSoname) {
     }
 }
 
+// A library auditwheel grafted under a hashed name is still the CUDA runtime
+// (cumm-cu126, spconv-cu126 ship libcudart-<hash>.so.12.x); the help says
+// the NEEDED entries must name the original again, since a RUNPATH into
+// NVIDIA's folder cannot find the renamed file.
+TEST(RulesLoading, BundledGraftedCudart) {
+  auto fs = run("lw_grafted_cu12" + kTag);
+  ASSERT_EQ(count(fs, "bundled-cuda-library"), 1u) << dump(fs);
+  for (const auto& f : fs)
+    if (f.rule == "bundled-cuda-library") {
+      EXPECT_EQ(f.member, "lw_grafted_cu12.libs/libcudart-53d54daa.so.12.6.68");
+      EXPECT_NE(f.message.find("renamed copy of libcudart.so.12"), std::string::npos) << f.message;
+      EXPECT_NE(f.hint.find("--exclude 'libcudart.so*'"), std::string::npos) << f.hint;
+      EXPECT_NE(f.hint.find("name libcudart.so.12 again"), std::string::npos) << f.hint;
+    }
+  // The twin: the good wheel bundles nothing; lw_version's grafted
+  // libver-1a2b3c4d.so.1 is no CUDA library.
+  EXPECT_EQ(count(run("lw_good_cu13" + kTag), "bundled-cuda-library"), 0u);
+  EXPECT_EQ(count(run("lw_version" + kTag), "bundled-cuda-library"), 0u);
+}
+
+// The loader's order along a chain (model/loading.h), checked against glibc
+// by dlopen of each fixture's extension: DT_RPATH is inherited by what the
+// extension loads, DT_RUNPATH is not, and a library mapped first satisfies
+// a later NEEDED by name.
+TEST(RulesLoading, UnresolvedNeededAlongTheLoadingChain) {
+  auto rpath = run("lw_chain_rpath" + kTag);
+  EXPECT_EQ(count(rpath, "unresolved-needed"), 0u) << dump(rpath);
+  auto runpath = run("lw_chain_runpath" + kTag);
+  ASSERT_EQ(count(runpath, "unresolved-needed"), 1u) << dump(runpath);
+  for (const auto& f : runpath)
+    if (f.rule == "unresolved-needed") {
+      EXPECT_EQ(f.member, "lw_chain_runpath/lib/libchain.so");
+      EXPECT_EQ(f.location, "DT_NEEDED libdep.so");
+    }
+  auto loaded = run("lw_chain_loaded" + kTag);
+  EXPECT_EQ(count(loaded, "unresolved-needed"), 0u) << dump(loaded);
+}
+
 TEST(RulesLoading, BuildMachinePath) {
   auto fs = run("lw_paths" + kTag);
   EXPECT_EQ(count(fs, "build-machine-path"), 2u) << dump(fs);  // field report 6

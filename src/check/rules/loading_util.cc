@@ -8,93 +8,6 @@
 
 namespace cuwheel::check::rule_impl::loading {
 
-std::optional<std::string> install_path(const std::string& member) {
-  size_t slash = member.find('/');
-  if (slash != std::string::npos) {
-    std::string top = member.substr(0, slash);
-    if (top.size() > 5 && top.compare(top.size() - 5, 5, ".data") == 0) {
-      std::string rest = member.substr(slash + 1);
-      for (const char* scheme : {"purelib/", "platlib/"})
-        if (rest.rfind(scheme, 0) == 0) return rest.substr(std::string(scheme).size());
-      return std::nullopt;
-    }
-  }
-  return member;
-}
-
-std::optional<std::string> normalize_relative(const std::string& path) {
-  std::vector<std::string> parts;
-  size_t i = 0;
-  while (i <= path.size()) {
-    size_t j = path.find('/', i);
-    if (j == std::string::npos) j = path.size();
-    std::string p = path.substr(i, j - i);
-    if (p == "..") {
-      if (parts.empty()) return std::nullopt;
-      parts.pop_back();
-    } else if (!p.empty() && p != ".") {
-      parts.push_back(p);
-    }
-    i = j + 1;
-  }
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
-  return out;
-}
-
-std::string dir_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash);
-}
-
-namespace {
-SearchEntry resolve(const std::string& raw, const std::string& tag, const std::optional<std::string>& where) {
-  SearchEntry e;
-  e.raw = raw;
-  e.tag = tag;
-  std::string rest;
-  if (raw.empty()) {
-    e.kind = SearchEntry::Kind::empty;
-    return e;
-  }
-  if (raw.rfind("$ORIGIN", 0) == 0) rest = raw.substr(7);
-  else if (raw.rfind("${ORIGIN}", 0) == 0) rest = raw.substr(9);
-  else {
-    e.kind = raw[0] == '/' ? SearchEntry::Kind::absolute : SearchEntry::Kind::relative;
-    return e;
-  }
-  e.kind = SearchEntry::Kind::origin;
-  if (!rest.empty() && rest[0] != '/') {  // "$ORIGINfoo": not a variable the loader knows
-    e.kind = SearchEntry::Kind::relative;
-    return e;
-  }
-  if (!where) return e;
-  auto n = normalize_relative(*where + rest);
-  if (!n) e.escapes = true;
-  else e.dir = *n;
-  return e;
-}
-
-void split_into(std::vector<SearchEntry>& out, const std::vector<std::string>& entries, const std::string& tag,
-                const std::optional<std::string>& where) {
-  for (const auto& raw : entries) out.push_back(resolve(raw, tag, where));
-}
-}  // namespace
-
-std::vector<SearchEntry> search_entries(const LibraryModel& lib, const std::optional<std::string>& where) {
-  std::vector<SearchEntry> out;
-  if (!lib.load.runpath.empty()) split_into(out, lib.load.runpath, "DT_RUNPATH", where);
-  else split_into(out, lib.load.rpath, "DT_RPATH", where);
-  return out;
-}
-
-std::vector<SearchEntry> all_entries(const LibraryModel& lib, const std::optional<std::string>& where) {
-  std::vector<SearchEntry> out;
-  split_into(out, lib.load.rpath, "DT_RPATH", where);
-  split_into(out, lib.load.runpath, "DT_RUNPATH", where);
-  return out;
-}
-
 bool Requirements::has(const std::string& d) const { return find(d) != nullptr; }
 
 const Declared* Requirements::find(const std::string& d) const {
@@ -155,35 +68,6 @@ Requirements read_requirements(const CheckModel& m) {
   }
   return out;
 }
-
-bool Tree::has_file(const std::string& dir, const std::string& name) const {
-  auto it = files.find(dir);
-  return it != files.end() && it->second.count(name) > 0;
-}
-
-Tree build_tree(const CheckModel& m) {
-  Tree t;
-  auto add = [&](const std::string& member) -> std::optional<std::string> {
-    auto p = install_path(member);
-    if (!p || p->empty() || p->back() == '/') return std::nullopt;
-    std::string dir = dir_of(*p);
-    t.files[dir].insert(base_name(*p));
-    for (std::string d = dir;; d = dir_of(d)) {
-      t.dirs.insert(d);
-      if (d.empty()) break;
-    }
-    return dir;
-  };
-  for (const auto& mm : m.members) add(mm.name);
-  for (const auto& lib : m.libraries) {
-    if (lib.member.empty() || !lib.archive_member.empty()) continue;
-    auto dir = add(lib.member);
-    if (dir && lib.load.soname) t.files[*dir].insert(*lib.load.soname);
-  }
-  return t;
-}
-
-bool loadable(const LibraryModel& lib) { return lib.is_elf && lib.archive_member.empty() && lib.load.type != 1; }
 
 std::vector<Distribution> distributions_in(const std::string& dir) {
   std::vector<Distribution> out;

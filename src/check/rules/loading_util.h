@@ -12,37 +12,18 @@
 
 #include "cuwheel/check/check.h"
 #include "cuwheel/cuda/libclass.h"
+#include "cuwheel/model/loading.h"
 
 namespace cuwheel::check::rule_impl::loading {
 
-/// The member's path relative to the install root (site-packages): a wheel's
-/// `<name>.data/purelib/` and `.data/platlib/` prefixes are removed. nullopt
-/// for members of other `.data` schemes (scripts, headers, data), which do
-/// not install into site-packages.
-std::optional<std::string> install_path(const std::string& member);
-
-/// Lexically normalizes a relative path ("a/./b/../c" -> "a/c"). Returns
-/// nullopt when `..` climbs above the root.
-std::optional<std::string> normalize_relative(const std::string& path);
-
-/// One DT_RPATH / DT_RUNPATH entry, resolved.
-struct SearchEntry {
-  std::string raw;          ///< as written
-  std::string tag;          ///< "DT_RPATH" or "DT_RUNPATH"
-  enum class Kind { origin, absolute, relative, empty } kind = Kind::origin;
-  bool escapes = false;     ///< origin: `..` climbs out of the install tree
-  std::string dir;          ///< origin, not escaping: directory relative to the install root ("" = root)
-};
-
-/// The entries the loader searches for `lib`'s own DT_NEEDED: DT_RUNPATH
-/// when present, else DT_RPATH. `where` is the library's directory
-/// relative to the install root (nullopt when unknown: a plain file).
-std::vector<SearchEntry> search_entries(const LibraryModel& lib, const std::optional<std::string>& where);
-/// Every entry of both tags (for rules about the entries themselves).
-std::vector<SearchEntry> all_entries(const LibraryModel& lib, const std::optional<std::string>& where);
-
-/// The directory part of an install path ("a/b/c.so" -> "a/b", "c.so" -> "").
-std::string dir_of(const std::string& path);
+// The install layout and the loader's search order live in the model layer
+// (model/loading.h), where every rule and command reads them.
+using model::all_entries;
+using model::dir_of;
+using model::install_path;
+using model::normalize_relative;
+using model::search_entries;
+using model::SearchEntry;
 
 /// A Requires-Dist entry that names an NVIDIA CUDA distribution, directly or
 /// through `cuda-toolkit[extra]`.
@@ -65,19 +46,9 @@ struct Requirements {
 };
 Requirements read_requirements(const CheckModel& m);
 
-/// Which files the wheel puts where: install-relative directory -> names
-/// (member file names and the DT_SONAMEs of the libraries in it).
-struct Tree {
-  std::map<std::string, std::set<std::string>> files;
-  std::set<std::string> dirs;  ///< every directory holding a member, with its parents
-  bool provides_dir(const std::string& dir) const { return dirs.count(dir) > 0; }
-  bool has_file(const std::string& dir, const std::string& name) const;
-};
-Tree build_tree(const CheckModel& m);
-
-/// True when the library is a shared object or executable whose loading
-/// facts apply (an ELF that is not a member of a static archive).
-bool loadable(const LibraryModel& lib);
+using model::build_tree;
+using model::loadable;
+using model::Tree;
 
 /// The NVIDIA distributions whose folder is `dir` (install-relative), any major.
 std::vector<Distribution> distributions_in(const std::string& dir);

@@ -1,15 +1,16 @@
-// unresolved-needed: a DT_NEEDED library that nothing provides. A name is
-// provided when it is the system baseline or the driver (libclass: system,
-// nvidia_driver; libcuda.so.1 comes from the installed driver), or when a
-// search-path entry of the library (DT_RUNPATH, else DT_RPATH) resolves to a
-// folder that holds it: a folder of the wheel with a member of that file name
-// or DT_SONAME, or the folder of an NVIDIA package that installs it (the
-// per-major layout: libnccl.so.2 lives in nvidia/nccl/lib, not in
-// nvidia/cu13/lib). Whether that package is declared is
+// unresolved-needed: a DT_NEEDED library that nothing provides, in the
+// loader's order (model/loading.h: resolve_loads()). A name is provided
+// when it is the system baseline or the driver (libclass: system,
+// nvidia_driver; libcuda.so.1 comes from the installed driver); when a
+// search-path entry of the library (DT_RUNPATH, else DT_RPATH and the
+// DT_RPATH of the libraries that load it) resolves to a folder that holds
+// it: a folder of the wheel with a member of that file name or DT_SONAME,
+// or the folder of an NVIDIA package that installs it (the per-major
+// layout: libnccl.so.2 lives in nvidia/nccl/lib, not in nvidia/cu13/lib);
+// or when a library of the wheel with that name is mapped earlier in the
+// same load. Whether that package is declared is
 // undeclared-dependency's question. One finding per unresolved name (the
 // first library that needs it, and how many others). Field reports 7 and 8.
-#include <fnmatch.h>
-
 #include <map>
 
 #include "loading_util.h"
@@ -17,49 +18,29 @@
 
 namespace cuwheel::check::rule_impl {
 
-namespace {
-bool nvidia_folder_has(const std::string& dir, const std::string& name) {
-  for (const auto& d : loading::distributions_in(dir))
-    for (auto s : d.sonames)
-      if (fnmatch(std::string(s).c_str(), name.c_str(), 0) == 0) return true;
-  auto c = classify_soname(name);
-  if (c.kind != LibraryKind::cuda_toolkit) return false;
-  for (int major : {12, 13}) {
-    const Provision* p = c.provision(major);
-    if (p && p->directory == dir && (c.majors.empty() || c.majors.contains(major))) return true;
-  }
-  return false;
-}
-}  // namespace
-
 void unresolved_needed(const Context& ctx, Emitter& out) {
   const auto& m = ctx.model;
   if (m.kind != CheckModel::Kind::wheel) return;
   auto tree = loading::build_tree(m);
+  const model::LoadResolution loads = model::resolve_loads(m, tree);
   struct Agg {
     std::string member, msg, hint;
     size_t libs = 0;
   };
   std::map<std::string, Agg> agg;
-  for (const auto& lib : m.libraries) {
-    if (!loading::loadable(lib) || lib.member.empty()) continue;
+  for (size_t li = 0; li < m.libraries.size(); ++li) {
+    const LibraryModel& lib = m.libraries[li];
+    if (loads.needed[li].empty()) continue;  // not loadable, or no install path
     auto where = loading::install_path(lib.member);
-    if (!where) continue;
     std::string dir = loading::dir_of(*where);
     auto entries = loading::search_entries(lib, dir);
-    for (const auto& n : lib.load.needed) {
+    for (size_t k = 0; k < lib.load.needed.size(); ++k) {
+      // Found by the loader's order (model/loading.h): the library's own
+      // search entries, the DT_RPATH of its loaders, a library already
+      // mapped; the system's and the driver's names are not searched.
+      if (loads.needed[li][k].how != model::NeededResolution::How::unresolved) continue;
+      const std::string& n = lib.load.needed[k];
       auto c = classify_soname(n);
-      if (c.kind == LibraryKind::system || c.kind == LibraryKind::nvidia_driver) continue;
-      if (n.find('/') != std::string::npos) continue;  // a path: loaded as written
-      bool found = false;
-      for (const auto& e : entries) {
-        if (e.kind != loading::SearchEntry::Kind::origin || e.escapes) continue;
-        if (tree.has_file(e.dir, n) || nvidia_folder_has(e.dir, n)) {
-          found = true;
-          break;
-        }
-      }
-      if (found) continue;
       std::string elsewhere;
       for (const auto& [d, names] : tree.files)
         if (names.count(n)) {
