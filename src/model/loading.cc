@@ -236,7 +236,9 @@ LoadResolution resolve_loads(const CheckModel& m, const Tree& tree) {
     std::vector<size_t> loader(libs.size(), kNone);
     std::vector<bool> mapped(libs.size(), false);
     std::map<std::string, size_t> by_name;
+    std::vector<size_t>& order = out.link_maps.emplace_back();
     auto map = [&](size_t j, size_t from) {
+      order.push_back(j);
       mapped[j] = true;
       reached[j] = true;
       loader[j] = from;

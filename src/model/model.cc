@@ -224,6 +224,10 @@ LibraryModel read_object(ByteView bytes, const ReadObjectOptions& opts, const st
         for (const auto& s : *syms) {
           // Exported: defined, global or weak, default/protected visibility.
           if (!s.defined() || s.name.empty()) continue;
+          // A version definition (GNU ld gives each node of a version
+          // script an SHN_ABS symbol of its name, value and size 0) names
+          // a version, not code or data.
+          if (s.shndx == 0xfff1 /*SHN_ABS*/ && s.size == 0 && s.value == 0) continue;
           if (s.bind != 1 /*GLOBAL*/ && s.bind != 2 /*WEAK*/) continue;
           if ((s.other & 0x3) == 1 || (s.other & 0x3) == 2) continue;  // internal / hidden
           if (s.type != 1 /*OBJECT*/ && s.type != 2 /*FUNC*/ && s.type != 10 /*IFUNC*/ && s.type != 6 /*TLS*/) continue;

@@ -362,7 +362,7 @@ done
 expect_rc 1 check "$R/$WHEEL"
 expect_out '^  in: +2 members: cuwheel_demo/a\\x0a::error file=x::INJECTED.so, cuwheel_demo/b\\x1b\[2J.so$'
 expect_rc 1 check --format github "$R/$WHEEL"
-expect_out '^::warning file=.*title=duplicate-symbol in cuwheel_demo/b\\x1b\[2J.so::'
+expect_out '^::error file=.*title=unsafe-path in cuwheel_demo/b\\x1b\[2J.so::'
 expect_rc 1 check --format json "$R/$WHEEL"
 if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/out"; then ok; else bad "check --format json: not JSON"; fi
 

@@ -20,6 +20,13 @@ inline std::vector<Finding> check_path(const std::string& path, const Policy& po
   return run_rules(*ms, policy);
 }
 
+/// The models of `path`; a fixture that cannot be read fails the calling test.
+inline std::vector<CheckModel> models(const std::string& path) {
+  auto ms = build_models(path, BuildOptions{});
+  EXPECT_TRUE(ms) << path << ": " << (ms ? "" : ms.error().message());
+  return ms ? std::move(*ms) : std::vector<CheckModel>{};
+}
+
 /// The number of findings of `rule`.
 inline size_t count_rule(const std::vector<Finding>& fs, const std::string& rule) {
   size_t n = 0;

@@ -113,6 +113,11 @@ struct LoadResolution {
   /// Per index into CheckModel::libraries (empty for libraries left out),
   /// one entry per DT_NEEDED, in DT_NEEDED order.
   std::vector<std::vector<NeededResolution>> needed;
+  /// One entry per load simulated (one per root): the indices of the
+  /// libraries it mapped, root first, in mapping order. Two libraries
+  /// share a link map (and can interpose on each other's symbols) only
+  /// when some load maps both.
+  std::vector<std::vector<size_t>> link_maps;
 };
 
 /// Simulates the loader (the order in the header comment) from each

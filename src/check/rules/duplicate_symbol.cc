@@ -5,7 +5,12 @@
 // merged by design), the symbols every linker defines (_init, _fini, _edata,
 // _end, __bss_start) and copies of one library under two names (same
 // DT_SONAME) are not reported, nor Python extension modules (they export
-// PyInit_* and Python loads them RTLD_LOCAL). One finding per pair of libraries.
+// PyInit_* and Python loads them RTLD_LOCAL). Only libraries that can share
+// one link map are compared: one loads the other, directly or not, or a
+// common library loads both (model/loading.h link_maps); plugins and
+// alternative backends opened one at a time with dlopen (bitsandbytes'
+// backends, NVSHMEM's transports, onnxruntime's providers) are not
+// duplicates. One finding per pair of libraries.
 #include <map>
 #include <set>
 #include <string_view>
@@ -45,7 +50,15 @@ void duplicate_symbol(const Context& ctx, Emitter& out) {
       if (!fresh && it->second != i) clashes[{it->second, i}].push_back(s);
     }
   }
+  // Pairs that some load maps together.
+  const auto loads = model::resolve_loads(ctx.model, loading::build_tree(ctx.model));
+  std::set<std::pair<size_t, size_t>> together;
+  for (const auto& map : loads.link_maps)
+    for (size_t x : map)
+      for (size_t y : map)
+        if (x < y) together.emplace(x, y);
   for (const auto& [pair, all_syms] : clashes) {
+    if (!together.count(pair)) continue;
     // Mangled C++ names can run to kilobytes: show a readable prefix.
     std::vector<std::string> syms;
     for (const auto& n : all_syms) syms.push_back(n.size() > 60 ? n.substr(0, 57) + "..." : n);
