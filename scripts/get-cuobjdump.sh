@@ -6,6 +6,7 @@
 #
 #   scripts/get-cuobjdump.sh            -> cuobjdump 13.2 (nvidia-cuda-cuobjdump==13.2.51)
 #   scripts/get-cuobjdump.sh ptxas-cu12 -> ptxas 12.9     (nvidia-cuda-nvcc-cu12==12.9.86)
+#   scripts/get-cuobjdump.sh cuobjdump-13.5 -> cuobjdump 13.5 (nvidia-cuda-cuobjdump==13.5.37)
 #
 # Environment: TOOLS_DIR (default <repo>/.tools), PIP (default "python3 -m pip").
 # Needs network access to PyPI on first use; later runs reuse the cache.
@@ -19,10 +20,12 @@ what=${1:-cuobjdump}
 case "$what" in
   cuobjdump)
     pkg=nvidia-cuda-cuobjdump; ver=13.2.51; rel=nvidia/cu13/bin/cuobjdump ;;
+  cuobjdump-13.5)
+    pkg=nvidia-cuda-cuobjdump; ver=13.5.37; rel=nvidia/cu13/bin/cuobjdump ;;
   ptxas-cu12)
     pkg=nvidia-cuda-nvcc-cu12; ver=12.9.86; rel=nvidia/cuda_nvcc/bin/ptxas ;;
   *)
-    echo "usage: $0 [cuobjdump|ptxas-cu12]" >&2; exit 2 ;;
+    echo "usage: $0 [cuobjdump|cuobjdump-13.5|ptxas-cu12]" >&2; exit 2 ;;
 esac
 
 dest="$tools/$pkg-$ver"

@@ -38,6 +38,72 @@ void decode_flags(CubinInfo& c) {
   }
 }
 
+
+// ABI v8, CUDA 12.8 and 12.9: 'a' is e_flags bit 0x8 (measured on ptxas
+// 12.9.86 output: sm_100a 0x0600640a, sm_100 0x06006402).
+constexpr uint32_t kEfCudaAccelV8 = 0x8;
+
+enum class ARule { eflags, compat };
+
+// Which field carries 'a' in an ABI v8 cubin (fatbin-format.md section 5).
+// ptxas writes a note of owner "NVIDIA Corp" whose descriptor starts
+// {u16 version, u16 sm, u16 toolkit}: CUDA 12.8/12.9 name it
+// `.note.nv.cuver` with version 1, CUDA 13 `.note.nv.cuinfo` with version 2
+// and toolkit 130 (13.0) or later. cuobjdump 13.5 reads 'a' from e_flags
+// bit 0x8 when that note says version < 2 or toolkit < 130, and from
+// `.nv.compat` otherwise (also when there is no such note); it goes by the
+// descriptor alone, not the section's name nor n_type, measured on patched
+// copies of both toolkits' cubins (docs/cuobjdump-behaviour.md).
+Expected<ARule> a_rule(const elf::File& f) {
+  for (const auto& s : f.sections()) {
+    // .note.nv.tkinfo (n_type 2000) holds the tool's name and command line.
+    if (s.type != 7 /*SHT_NOTE*/ || s.name == ".note.nv.tkinfo") continue;
+    auto v = f.section_data(s);
+    if (!v) return v.error();
+    // Elf32_Nhdr {namesz, descsz, type}, the name padded to 4 bytes.
+    uint32_t namesz = 0, descsz = 0, ntype = 0;
+    if (!load_le(*v, 0, namesz) || !load_le(*v, 4, descsz) || !load_le(*v, 8, ntype)) continue;
+    static constexpr std::string_view kOwner("NVIDIA Corp\0", 12);
+    if (namesz != kOwner.size() || !in_bounds(v->size(), 12, namesz)) continue;
+    if (std::string_view(reinterpret_cast<const char*>(v->data()) + 12, namesz) != kOwner) continue;
+    if (ntype == 2000) continue;
+    const uint64_t desc = 12 + ((namesz + 3u) & ~3u);
+    uint16_t version = 0, toolkit = 0;
+    if (descsz < 6 || !load_le(*v, desc, version) || !load_le(*v, desc + 4, toolkit)) continue;
+    return version < 2 || toolkit < 130 ? ARule::eflags : ARule::compat;
+  }
+  return ARule::compat;
+}
+
+// `.nv.compat` holds records in the `.nv.info` layout (fatbin-format.md
+// section 5): {u8 format, u8 attribute, u16 value-or-size}; format 4
+// (EIFMT_SVAL) is followed by `size` bytes of data, formats 1-3 are 4
+// bytes in all, the value of format 2 (EIFMT_BVAL) in the first byte after
+// the attribute. Attribute 0x09 with value 1 marks an 'a' cubin.
+Expected<bool> compat_arch_a(const elf::File& f) {
+  const elf::Section* s = f.find_section(".nv.compat");
+  if (!s) return false;
+  auto v = f.section_data(*s);
+  if (!v) return v.error();
+  bool a = false;
+  uint64_t p = 0;
+  while (p + 4 <= v->size()) {
+    uint8_t fmt = (*v)[p], attr = (*v)[p + 1];
+    uint16_t val = 0;
+    load_le(*v, p + 2, val);
+    if (fmt == 2 && attr == 0x09) a = ((*v)[p + 2] == 1);
+    if (fmt == 4) {
+      if (!in_bounds(v->size(), p + 4, val)) break;
+      p += 4 + uint64_t{val};
+    } else if (fmt >= 1 && fmt <= 3) {
+      p += 4;
+    } else {
+      break;
+    }
+  }
+  return a;
+}
+
 }  // namespace
 
 Expected<CubinInfo> read_cubin_header(ByteView d) {
@@ -63,29 +129,14 @@ Expected<CubinInfo> read_cubin(ByteView d, bool want_kernels) {
   auto f = elf::File::parse(d);
   if (!f) return f.error().context("cubin");
   if (c.abi_version >= 8) {
-    // .nv.compat: TLV records {u8 format, u8 attribute, value}; format 1 has
-    // no value, 2 one byte, 3 two bytes, 4 a u16 length then data.
-    if (const elf::Section* s = f->find_section(".nv.compat")) {
-      auto v = f->section_data(*s);
-      if (!v) return v.error().context("cubin");
-      uint64_t p = 0;
-      while (p + 2 <= v->size()) {
-        uint8_t fmt = (*v)[p], attr = (*v)[p + 1];
-        p += 2;
-        uint64_t len = 0;
-        if (fmt == 1) len = 0;
-        else if (fmt == 2) len = 1;
-        else if (fmt == 3) len = 2;
-        else if (fmt == 4) {
-          uint16_t l = 0;
-          if (!load_le(*v, p, l)) break;
-          p += 2;
-          len = l;
-        } else break;
-        if (!in_bounds(v->size(), p, len)) break;
-        if (fmt == 2 && attr == 0x09 && (*v)[p] == 1) c.arch_a = true;
-        p += len;
-      }
+    auto rule = a_rule(*f);
+    if (!rule) return rule.error().context("cubin");
+    if (*rule == ARule::eflags) {
+      c.arch_a = (c.e_flags & kEfCudaAccelV8) != 0;
+    } else {
+      auto a = compat_arch_a(*f);
+      if (!a) return a.error().context("cubin");
+      c.arch_a = *a;
     }
   }
   if (want_kernels) {

@@ -80,7 +80,7 @@ for dir in "$GOLDEN"/*/; do
 done
 # Every per-fixture golden was compared (a mode missing from MODE_FLAGS, or an
 # empty or missing folder, fails), and no fewer than the 300 recorded today.
-fixture_goldens=$(find "$GOLDEN" -mindepth 2 -maxdepth 2 -name '*.rc' -not -path "$GOLDEN/_cases/*" | wc -l)
+fixture_goldens=$(find "$GOLDEN" -mindepth 2 -maxdepth 2 -name '*.rc' -not -path "$GOLDEN/_cases/*" -not -path "$GOLDEN/abi8/*" | wc -l)
 if [ "$compared" -eq "$fixture_goldens" ] && [ "$compared" -ge 300 ]; then
   ok
 else
@@ -128,6 +128,19 @@ for c in "${NOT_COMPARED[@]}"; do
 done
 echo "golden: $fixture_compared listings and $case_compared extra cases compared"
 
+# ABI v8 'a' (tests/fixtures/make_abi8_cubins.sh, goldens from cuobjdump 13.5):
+# ptxas 12.9 cubins carry 'a' in e_flags bit 0x8, ptxas 13 ones in
+# .nv.compat attribute 0x09 (at every record position), patched notes.
+A8=$ROOT/tests/fixtures/abi8
+before=$compared
+for g in "$GOLDEN"/abi8/*.lelf.rc; do
+  f=$(basename "$g" .lelf.rc)
+  compare_golden "$GOLDEN/abi8/$f.lelf" "$A8" -lelf "$f"
+done
+abi8_files=$(find "$A8" -maxdepth 1 -type f | wc -l)
+if [ $((compared - before)) -eq "$abi8_files" ] && [ "$abi8_files" -ge 19 ]; then ok; else
+  bad "abi8 goldens: $((compared - before)) compared for $abi8_files fixtures (at least 19)"; fi
+
 # --- 2. CLI behaviour --------------------------------------------------------
 # expect_rc WANT CMD... : runs cuwheel CMD..., checks the exit status; output in $WORK/out, $WORK/err.
 expect_rc() {
@@ -141,6 +154,19 @@ expect_out() {
   local pat=$1 file=${2:-$WORK/out}
   if grep -Eq -- "$pat" "$file"; then ok; else bad "output lacks /$pat/ ($(basename "$file"))"; head -5 "$file"; fi
 }
+
+# A CUDA 12.9 sm_100a/sm_120a library (sgl-kernel's case): show names the
+# 'a', check knows the cubins cannot run on sm_103 or sm_121.
+expect_rc 0 show "$A8/libcu129_sm100a.so"
+expect_out '^  sass +sm_100a sm_120a$'
+expect_rc 0 list --format json "$A8/cu129_sm_120a.cubin"
+expect_out '"suffix": "a"'
+expect_rc 1 check --gpus sm_103,sm_121 "$A8/libcu129_sm100a.so"
+expect_out 'error\[uncovered-gpu\].*sm_103'
+expect_out 'error\[uncovered-gpu\].*sm_121'
+expect_rc 0 check --gpus sm_100,sm_120 "$A8/libcu129_sm100a.so"
+expect_rc 1 check --gpus sm_103 "$A8/compat_a_at4.cubin"
+expect_rc 0 check --gpus sm_103 "$A8/compat_plain_at6.cubin"
 
 WHEEL=cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl
 

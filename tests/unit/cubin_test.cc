@@ -91,7 +91,7 @@ TEST(CubinFlags, V8ObservedValues) {
 }
 
 TEST(CubinFlags, V8NvCompatRecordSetsA) {
-  Bytes rec = {2, 0x09, 1};
+  Bytes rec = {2, 0x09, 1, 0};
   auto c = cubin::read_cubin(cubin_v8(v8_flags(100, true), {compat(rec)}), false);
   ASSERT_TRUE(c) << c.error().message();
   EXPECT_EQ(c->sm, 100u);
@@ -99,16 +99,29 @@ TEST(CubinFlags, V8NvCompatRecordSetsA) {
   EXPECT_EQ(c->arch_name(), "sm_100a");
 }
 
-TEST(CubinFlags, V8NvCompatAfterOtherRecords) {
-  // fmt 1 (no value), fmt 3 (2 bytes), fmt 4 (u16 length + data), then 'a'.
-  Bytes rec = {1, 0x05, 3, 0x07, 0xAA, 0xBB, 4, 0x08, 3, 0, 'x', 'y', 'z', 2, 0x09, 1};
-  auto c = cubin::read_cubin(cubin_v8(v8_flags(120, true), {compat(rec)}), false);
-  ASSERT_TRUE(c) << c.error().message();
-  EXPECT_TRUE(c->arch_a);
+// The records ptxas 13.0 writes for sm_100a (tests/fixtures/abi8), in the
+// `.nv.info` layout: 4 bytes each, format 4 followed by its data.
+const std::vector<Bytes> kPtxas13Records = {
+    {2, 0x02, 1, 0}, {2, 0x05, 5, 0}, {3, 0x07, 1, 1}, {2, 0x03, 0, 0},
+    {2, 0x06, 1, 0}, {4, 0x0b, 8, 0, 9, 0, 0, 0, 0, 0, 0, 0}};
+
+TEST(CubinFlags, V8NvCompatAttributeInEveryPosition) {
+  for (size_t pos = 0; pos <= kPtxas13Records.size(); ++pos) {
+    for (uint8_t value : {uint8_t{1}, uint8_t{0}}) {
+      Bytes all;
+      for (size_t i = 0; i <= kPtxas13Records.size(); ++i) {
+        const Bytes& r = i == pos ? Bytes{2, 0x09, value, 0} : kPtxas13Records[i < pos ? i : i - 1];
+        all.insert(all.end(), r.begin(), r.end());
+      }
+      auto c = cubin::read_cubin(cubin_v8(v8_flags(100, false), {compat(all)}), false);
+      ASSERT_TRUE(c) << c.error().message();
+      EXPECT_EQ(c->arch_a, value == 1) << "attribute 0x09 at position " << pos;
+    }
+  }
 }
 
 TEST(CubinFlags, V8NvCompatOtherValuesAreNotA) {
-  for (Bytes rec : {Bytes{2, 0x09, 0}, Bytes{2, 0x0A, 1}, Bytes{3, 0x09, 1, 0}, Bytes{}}) {
+  for (Bytes rec : {Bytes{2, 0x09, 0, 0}, Bytes{2, 0x0A, 1, 0}, Bytes{3, 0x09, 1, 0}, Bytes{}}) {
     auto c = cubin::read_cubin(cubin_v8(v8_flags(100, false), {compat(rec)}), false);
     ASSERT_TRUE(c) << c.error().message();
     EXPECT_FALSE(c->arch_a);
@@ -120,18 +133,81 @@ TEST(CubinFlags, V8NvCompatOtherValuesAreNotA) {
 
 TEST(CubinFlags, V8NvCompatTruncatedOrUnknownRecordStopsQuietly) {
   // fmt 4 whose length runs past the section; then a would-be 'a' record.
-  Bytes lying = {4, 0x01, 0xFF, 0xFF, 2, 0x09, 1};
+  Bytes lying = {4, 0x01, 0xFF, 0xFF, 2, 0x09, 1, 0};
   auto c = cubin::read_cubin(cubin_v8(v8_flags(100, false), {compat(lying)}), false);
   ASSERT_TRUE(c) << c.error().message();
   EXPECT_FALSE(c->arch_a);
-  Bytes unknown = {9, 0x01, 2, 0x09, 1};
+  Bytes unknown = {9, 0x01, 0, 0, 2, 0x09, 1, 0};
   auto u = cubin::read_cubin(cubin_v8(v8_flags(100, false), {compat(unknown)}), false);
   ASSERT_TRUE(u);
   EXPECT_FALSE(u->arch_a);
+  // A record cut short by the section's end is not read.
+  auto cut = cubin::read_cubin(cubin_v8(v8_flags(100, false), {compat(Bytes{2, 0x09, 1})}), false);
+  ASSERT_TRUE(cut);
+  EXPECT_FALSE(cut->arch_a);
+}
+
+namespace {
+// A `.note.nv.cuinfo`-style note: owner "NVIDIA Corp", n_type 1000, the
+// descriptor {u16 version, u16 sm, u16 toolkit, u16 0}.
+SectionSpec cuda_note(uint16_t version, uint16_t toolkit, const std::string& name = ".note.nv.cuinfo",
+                      uint32_t ntype = 1000) {
+  Bytes b;
+  auto u32 = [&](uint32_t v) { for (int i = 0; i < 4; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i))); };
+  auto u16 = [&](uint16_t v) { b.push_back(static_cast<uint8_t>(v)); b.push_back(static_cast<uint8_t>(v >> 8)); };
+  u32(12); u32(8); u32(ntype);
+  for (char ch : std::string("NVIDIA Corp")) b.push_back(static_cast<uint8_t>(ch));
+  b.push_back(0);
+  u16(version); u16(100); u16(toolkit); u16(0);
+  return SectionSpec{name, 7 /*SHT_NOTE*/, b};
+}
+constexpr uint32_t kV8FlagA = 0x8;
+}  // namespace
+
+// ptxas 12.8/12.9: version-1 note, 'a' in e_flags bit 0x8, no attribute 0x09.
+TEST(CubinFlags, V8Cuda129NoteMeansTheFlag) {
+  auto a = cubin::read_cubin(cubin_v8(0x0600640a, {cuda_note(1, 1, ".note.nv.cuver"), compat({2, 0x02, 1, 0})}), false);
+  ASSERT_TRUE(a) << a.error().message();
+  EXPECT_TRUE(a->arch_a);
+  auto plain = cubin::read_cubin(cubin_v8(0x06006402, {cuda_note(1, 1, ".note.nv.cuver")}), false);
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->arch_a);
+  // A version-1 note wins over a compat record that says 'a'.
+  auto v1 = cubin::read_cubin(cubin_v8(0x06006402, {cuda_note(1, 130), compat({2, 0x09, 1, 0})}), false);
+  ASSERT_TRUE(v1);
+  EXPECT_FALSE(v1->arch_a);
+  // So does a toolkit before 13.0.
+  auto tk = cubin::read_cubin(cubin_v8(0x0600640a, {cuda_note(2, 129), compat({2, 0x09, 0, 0})}), false);
+  ASSERT_TRUE(tk);
+  EXPECT_TRUE(tk->arch_a);
+}
+
+// ptxas 13: version-2 note with toolkit 130 or later: the bit means nothing.
+TEST(CubinFlags, V8Cuda13NoteMeansTheCompatRecord) {
+  auto flag_only = cubin::read_cubin(cubin_v8(0x06006402 | kV8FlagA, {cuda_note(2, 130)}), false);
+  ASSERT_TRUE(flag_only);
+  EXPECT_FALSE(flag_only->arch_a);
+  auto rec = cubin::read_cubin(cubin_v8(0x06006402, {cuda_note(2, 131), compat({2, 0x09, 1, 0})}), false);
+  ASSERT_TRUE(rec);
+  EXPECT_TRUE(rec->arch_a);
+  // The note is known by its descriptor, not by its name or n_type (as
+  // cuobjdump 13.5 reads it); the tool-info note is never it.
+  auto renamed = cubin::read_cubin(cubin_v8(0x06006402 | kV8FlagA, {cuda_note(1, 1, ".note.other", 1001)}), false);
+  ASSERT_TRUE(renamed);
+  EXPECT_TRUE(renamed->arch_a);
+  auto tkinfo = cubin::read_cubin(cubin_v8(0x06006402 | kV8FlagA, {cuda_note(1, 1, ".note.nv.tkinfo")}), false);
+  ASSERT_TRUE(tkinfo);
+  EXPECT_FALSE(tkinfo->arch_a);
+  // A note too short for its descriptor is no note.
+  SectionSpec cut = cuda_note(1, 1);
+  cut.data.resize(26);
+  auto shortn = cubin::read_cubin(cubin_v8(0x06006402 | kV8FlagA, {cut}), false);
+  ASSERT_TRUE(shortn);
+  EXPECT_FALSE(shortn->arch_a);
 }
 
 TEST(CubinFlags, V7IgnoresNvCompat) {
-  Bytes rec = {2, 0x09, 1};
+  Bytes rec = {2, 0x09, 1, 0};
   auto c = cubin::read_cubin(cubin_v7(v7_flags(90, false), {compat(rec)}), false);
   ASSERT_TRUE(c);
   EXPECT_FALSE(c->arch_a);

@@ -3,7 +3,11 @@
 // Cubins use one of two e_flags layouts, chosen by e_ident[EI_ABIVERSION]
 // (fatbin-format.md section 5): ABI v7 keeps the SM in bits 0-7, 'a' in bit
 // 0x800 and the virtual SM in bits 16-23; ABI v8 keeps the SM in bits 8-15 and
-// records 'a' in a `.nv.compat` attribute. 'f' is never recorded in the cubin.
+// records 'a' in e_flags bit 0x8 (CUDA 12.8/12.9, whose ptxas writes a
+// version-1 `.note.nv.cuver` note) or in a `.nv.compat` attribute (CUDA 13,
+// whose version-2 `.note.nv.cuinfo` note names toolkit 130 or later), as
+// cuobjdump 13.5 decides (docs/cuobjdump-behaviour.md, "'a' in ABI v8
+// cubins"). 'f' is never recorded in the cubin.
 // Kernels are STT_FUNC symbols with st_other bit 0x10 (STO_CUDA_ENTRY).
 #pragma once
 
@@ -36,8 +40,10 @@ struct CubinInfo {
 /// needs the section table; use read_cubin. Errors: not ELF, not EM_CUDA.
 Expected<CubinInfo> read_cubin_header(ByteView prefix);
 
-/// Reads a whole cubin: header facts, 'a' for ABI v8 from `.nv.compat`
-/// (record fmt 2, attribute 0x09, value 1), and when `want_kernels` the
+/// Reads a whole cubin: header facts, 'a' for ABI v8 (from e_flags bit 0x8
+/// when the toolkit note says version < 2 or toolkit < 130, else from the
+/// `.nv.compat` record of format 2, attribute 0x09, value 1; records are 4
+/// bytes, format 4 adds its u16 size of data), and when `want_kernels` the
 /// kernel names from `.symtab`. Errors name the offset inside the cubin.
 Expected<CubinInfo> read_cubin(ByteView elf, bool want_kernels);
 
