@@ -176,8 +176,15 @@ DeviceSummary summarize(const DeviceCode& dc) {
   std::set<std::string> sass, ptx, lto, comp, kernels, ptx_kernels;
   std::map<std::string, std::string> isa;
   bool all_known = true;
+  std::set<size_t> data_containers;
   for (const auto& e : dc.entries) {
     ++s.entries;
+    if (e.origin == fatbin::Origin::data && data_containers.insert(e.container).second) {
+      auto it = std::find_if(s.data_sections.begin(), s.data_sections.end(),
+                             [&](const auto& p) { return p.first == e.section; });
+      if (it == s.data_sections.end()) s.data_sections.emplace_back(e.section, 1);
+      else ++it->second;
+    }
     s.stored_bytes += e.stored_size;
     comp.insert(e.compression == fatbin::Compression::none ? "none"
                 : e.compression == fatbin::Compression::lz4 ? "lz4"

@@ -5,6 +5,8 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include <string.h>  // memmem (GNU)
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -189,12 +191,14 @@ Expected<std::vector<Container>> parse_region(ByteView region, uint64_t base, st
 
 std::vector<Container> scan(ByteView bytes, uint64_t base) {
   std::vector<Container> out;
-  const uint8_t magic[4] = {0x50, 0xED, 0x55, 0xBA};
+  static const uint8_t magic[4] = {0x50, 0xED, 0x55, 0xBA};
   uint64_t p = 0;
   while (p + kContainerHeaderSize <= bytes.size()) {
-    auto it = std::search(bytes.begin() + p, bytes.end(), magic, magic + 4);
-    if (it == bytes.end()) break;
-    uint64_t hit = static_cast<uint64_t>(it - bytes.begin());
+    // memmem: glibc's search is vectorised, which matters on data
+    // sections of hundreds of MB.
+    const void* it = memmem(bytes.data() + p, bytes.size() - p, magic, sizeof magic);
+    if (!it) break;
+    uint64_t hit = static_cast<uint64_t>(static_cast<const uint8_t*>(it) - bytes.data());
     uint16_t version = 0, hsize = 0;
     load_le(bytes, hit + 4, version);
     load_le(bytes, hit + 6, hsize);
@@ -217,6 +221,8 @@ std::vector<Container> scan(ByteView bytes, uint64_t base) {
 }
 
 namespace {
+
+constexpr uint64_t kShfAlloc = 0x2, kShfExecInstr = 0x4;  // gABI sh_flags
 
 Origin origin_of(const std::string& name) {
   if (name == ".nv_fatbin" || name == "__nv_fatbin" || name == "__fatbin") return Origin::executable;
@@ -384,7 +390,26 @@ Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warn
     }
   }
 
-  // 3. No section headers: scan loaded segments (section 1.6).
+  // 3. Other allocated data sections (.ldata, .rodata, .data, ...): a
+  // library may keep containers there and load them itself. Only the
+  // strict scan counts, as for files without section headers.
+  for (const auto& s : secs) {
+    if (origin_of(s.name) != Origin::other || s.type != elf::SHT_PROGBITS) continue;
+    if (!(s.flags & kShfAlloc) || (s.flags & kShfExecInstr) || (s.flags & elf::SHF_COMPRESSED)) continue;
+    if (s.size < kContainerHeaderSize || !in_bounds(d.size(), s.offset, s.size)) continue;
+    for (auto& c : scan(d.subspan(s.offset, s.size), s.offset)) {
+      if (seen.count(c.offset)) continue;
+      seen[c.offset] = false;
+      if (parsed) parsed(d.subspan(c.offset, c.end() - c.offset));
+      Located l;
+      l.section = s.name;
+      l.origin = Origin::data;
+      l.container = std::move(c);
+      out.push_back(std::move(l));
+    }
+  }
+
+  // 4. No section headers: scan loaded segments (section 1.6).
   if (!f.has_section_headers() && !any_section) {
     for (const auto& p : f.segments()) {
       if (p.type != elf::PT_LOAD || !in_bounds(d.size(), p.offset, p.filesz)) continue;

@@ -69,13 +69,16 @@ std::string entry_name(const EntryFacts& e, const std::string& base, int ordinal
 // `__nv_relfatbin` (libcufft.so.12 of CUDA 13.0 has a `.nv_fatbin` and no
 // wrapper at all and is listed; libnccl.so.2's wrappers point at its
 // containers in another order, and `-all` lists them in section order).
-// A container elsewhere is seen only through a wrapper (in wrapper order);
+// A container elsewhere is seen only through a wrapper (in wrapper order):
+// the ~24,000 containers libcufft.so.12 keeps in `.ldata` are not listed;
 // an ELF without section headers shows nothing.
 std::vector<const EntryFacts*> listing_order(const DeviceCode& dc) {
   std::vector<const EntryFacts*> out;
   out.reserve(dc.entries.size());
   for (const auto& e : dc.entries)
-    if (dc.kind != ObjectKind::host_elf || e.origin != fatbin::Origin::other || e.via_wrapper) out.push_back(&e);
+    if (dc.kind != ObjectKind::host_elf || e.via_wrapper || e.origin == fatbin::Origin::executable ||
+        e.origin == fatbin::Origin::relocatable)
+      out.push_back(&e);
   if (dc.kind != ObjectKind::host_elf) return out;
   auto rank = [](const EntryFacts* e) {
     return e->origin == fatbin::Origin::executable ? 0 : e->origin == fatbin::Origin::relocatable ? 1 : 2;

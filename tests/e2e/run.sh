@@ -80,7 +80,7 @@ for dir in "$GOLDEN"/*/; do
 done
 # Every per-fixture golden was compared (a mode missing from MODE_FLAGS, or an
 # empty or missing folder, fails), and no fewer than the 300 recorded today.
-fixture_goldens=$(find "$GOLDEN" -mindepth 2 -maxdepth 2 -name '*.rc' -not -path "$GOLDEN/_cases/*" -not -path "$GOLDEN/abi8/*" | wc -l)
+fixture_goldens=$(find "$GOLDEN" -mindepth 2 -maxdepth 2 -name '*.rc' -not -path "$GOLDEN/_cases/*" -not -path "$GOLDEN/abi8/*" -not -path "$GOLDEN/datafatbin/*" | wc -l)
 if [ "$compared" -eq "$fixture_goldens" ] && [ "$compared" -ge 300 ]; then
   ok
 else
@@ -141,6 +141,17 @@ abi8_files=$(find "$A8" -maxdepth 1 -type f | wc -l)
 if [ $((compared - before)) -eq "$abi8_files" ] && [ "$abi8_files" -ge 19 ]; then ok; else
   bad "abi8 goldens: $((compared - before)) compared for $abi8_files fixtures (at least 19)"; fi
 
+# Device code outside the fatbin sections (tests/fixtures/make_data_fatbin.sh):
+# cuobjdump 13.5 lists only .nv_fatbin, with and without -all.
+DF=$ROOT/tests/fixtures/datafatbin
+before=$compared
+for g in "$GOLDEN"/datafatbin/*.rc; do
+  b=$(basename "$g" .rc); f=${b%.*}; m=${b##*.}
+  if [ "$m" = all-lelf-lptx ]; then compare_golden "$GOLDEN/datafatbin/$b" "$DF" -all -lelf -lptx "$f"
+  else compare_golden "$GOLDEN/datafatbin/$b" "$DF" -lelf -lptx "$f"; fi
+done
+if [ $((compared - before)) -eq 8 ]; then ok; else bad "datafatbin goldens: $((compared - before)) compared, 8 expected"; fi
+
 # --- 2. CLI behaviour --------------------------------------------------------
 # expect_rc WANT CMD... : runs cuwheel CMD..., checks the exit status; output in $WORK/out, $WORK/err.
 expect_rc() {
@@ -167,6 +178,24 @@ expect_out 'error\[uncovered-gpu\].*sm_121'
 expect_rc 0 check --gpus sm_100,sm_120 "$A8/libcu129_sm100a.so"
 expect_rc 1 check --gpus sm_103 "$A8/compat_a_at4.cubin"
 expect_rc 0 check --gpus sm_103 "$A8/compat_plain_at6.cubin"
+# show and check count the container a library keeps in .rodata/.data;
+# list names it on the head line; a decoy magic is no container.
+expect_rc 0 show "$DF/libown_rodata.so"
+expect_out '^  sass +sm_75 sm_90$'
+expect_out '^  ptx +compute_90 \(ISA 9\.0\)$'
+expect_out '^  loaded itself 1 container in \.rodata'
+expect_rc 0 show "$DF/libown_data.so"
+expect_out '^  loaded itself 1 container in \.data '
+expect_rc 0 show "$DF/libown_decoy.so"
+expect_out '^  sass +sm_75$'
+if grep -q 'loaded itself' "$WORK/out"; then bad "decoy: a container was found"; else ok; fi
+expect_rc 0 list "$DF/libown_rodata.so"
+expect_out '; --all adds 1 SASS, 1 PTX in \.rodata$'
+expect_rc 0 list --all --format json "$DF/libown_rodata.so"
+expect_out '"origin": "data"'
+expect_rc 0 check --gpus sm_90,sm_100 "$DF/libown_rodata.so"
+expect_rc 1 check --gpus sm_90 "$DF/libown_none.so"
+expect_out 'error\[uncovered-gpu\]'
 
 WHEEL=cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl
 

@@ -605,3 +605,56 @@ TEST(DeviceCodePayload, Lz4SizeOfOneDoesNotDecode) {
   ASSERT_EQ(dc->entries.size(), 1u);
   EXPECT_EQ(dc->entries[0].payload_error, "entry at 0x10: LZ4 block is corrupt or larger than the declared size 0x1");
 }
+
+// --- containers outside the fatbin sections (Origin::data) -------------------
+
+namespace {
+Bytes host_with(const std::vector<SectionSpec>& sections) {
+  return elf64_image(3 /*ET_DYN*/, 62 /*EM_X86_64*/, 0, 0, 0, sections);
+}
+constexpr uint64_t kAlloc = 0x2, kWrite = 0x1, kExec = 0x4;
+}  // namespace
+
+TEST(FatbinData, ContainerInAllocatedDataSectionIsFound) {
+  Bytes c = container_of({EntrySpec{.arch = 90, .payload = Bytes(32, 0)}});
+  Bytes rodata(24, 0xAB);  // other data first
+  append(rodata, c);
+  auto bytes = host_with({SectionSpec{".rodata", 1, rodata, 0, 0, 0, kAlloc}});
+  auto f = elf::File::parse(bytes);
+  ASSERT_TRUE(f) << f.error().message();
+  auto located = fatbin::find_in_elf(*f, nullptr);
+  ASSERT_TRUE(located) << located.error().message();
+  ASSERT_EQ(located->size(), 1u);
+  EXPECT_EQ((*located)[0].origin, fatbin::Origin::data);
+  EXPECT_EQ((*located)[0].section, ".rodata");
+  EXPECT_FALSE((*located)[0].via_wrapper);
+  EXPECT_EQ((*located)[0].container.entries.at(0).arch, 90u);
+  auto writable = host_with({SectionSpec{".ldata", 1, rodata, 0, 0, 0, kAlloc | kWrite}});
+  auto fw = elf::File::parse(writable);
+  ASSERT_TRUE(fw);
+  auto lw = fatbin::find_in_elf(*fw, nullptr);
+  ASSERT_TRUE(lw);
+  ASSERT_EQ(lw->size(), 1u);
+  EXPECT_EQ((*lw)[0].section, ".ldata");
+}
+
+TEST(FatbinData, CodeNonAllocatedAndDecoysAreNotScanned) {
+  Bytes c = container_of({EntrySpec{.arch = 90, .payload = Bytes(32, 0)}});
+  // Executable code, a section that is not loaded, debug data: not scanned.
+  for (uint64_t flags : {kAlloc | kExec, uint64_t{0}}) {
+    auto bytes = host_with({SectionSpec{".text", 1, c, 0, 0, 0, flags}});
+    auto f = elf::File::parse(bytes);
+    ASSERT_TRUE(f);
+    auto l = fatbin::find_in_elf(*f, nullptr);
+    ASSERT_TRUE(l);
+    EXPECT_TRUE(l->empty()) << flags;
+  }
+  // The magic with a header that is not a sane container.
+  Bytes decoy = container_bytes(Bytes(8, 0), 0x1000);
+  auto bytes = host_with({SectionSpec{".rodata", 1, decoy, 0, 0, 0, kAlloc}});
+  auto f = elf::File::parse(bytes);
+  ASSERT_TRUE(f);
+  auto l = fatbin::find_in_elf(*f, nullptr);
+  ASSERT_TRUE(l);
+  EXPECT_TRUE(l->empty());
+}

@@ -60,6 +60,7 @@ const char* origin_name(fatbin::Origin o) {
     case fatbin::Origin::executable: return "executable";
     case fatbin::Origin::relocatable: return "relocatable";
     case fatbin::Origin::other: return "other";
+    case fatbin::Origin::data: return "data";
   }
   return "other";
 }
@@ -199,12 +200,24 @@ class ListVisitor : public InputVisitor {
     // text. The head line counts every entry of the object (relocatable
     // ones only with --all, as listed); --elf/--ptx choose the lines shown
     // below it and the head says so, so "1 PTX" stays true under --elf.
+    // Entries that only --all lists (relocatable fatbins, containers found
+    // in data sections) are counted apart, so the head line says what the
+    // listing leaves out rather than hiding PTX that show and check count.
     ListOptions kinds_all = o_;
     kinds_all.elf = kinds_all.ptx = false;
-    size_t sass = 0, ptx = 0, other = 0;
+    ListOptions everything = kinds_all;
+    everything.all = true;
+    size_t sass = 0, ptx = 0, other = 0, hidden_sass = 0, hidden_ptx = 0, hidden_other = 0;
+    std::vector<std::string> hidden_in;
     std::string body;
     for (const auto& e : dc->entries) {
-      if (!selected(kinds_all, *dc, e)) continue;
+      if (!selected(kinds_all, *dc, e)) {
+        if (!selected(everything, *dc, e)) continue;
+        (e.kind == fatbin::kElf ? hidden_sass : e.kind == fatbin::kPtx ? hidden_ptx : hidden_other)++;
+        std::string where = e.section.empty() ? "unnamed sections" : e.section;
+        if (std::find(hidden_in.begin(), hidden_in.end(), where) == hidden_in.end()) hidden_in.push_back(where);
+        continue;
+      }
       if (e.kind == fatbin::kElf) ++sass;
       else if (e.kind == fatbin::kPtx) ++ptx;
       else ++other;
@@ -220,6 +233,12 @@ class ListVisitor : public InputVisitor {
       if (other) head += ", " + std::to_string(other) + " other";
       head += " in " + std::to_string(dc->containers) + (dc->containers == 1 ? " container" : " containers");
       if (o_.elf != o_.ptx) head += o_.elf ? " (listing SASS only)" : " (listing PTX only)";
+      if (hidden_sass + hidden_ptx + hidden_other) {
+        head += "; --all adds " + std::to_string(hidden_sass) + " SASS, " + std::to_string(hidden_ptx) + " PTX";
+        if (hidden_other) head += ", " + std::to_string(hidden_other) + " other";
+        head += " in ";
+        for (size_t i = 0; i < hidden_in.size(); ++i) head += (i ? ", " : "") + printable(hidden_in[i]);
+      }
     }
     std::cout << head << "\n" << body;
   }

@@ -166,6 +166,9 @@ json device_json(const DeviceSummary& s) {
   j["kernels"] = s.kernels;
   j["kernels_complete"] = s.kernels_known;
   j["stored_bytes"] = s.stored_bytes;
+  json data = json::array();
+  for (const auto& [section, n] : s.data_sections) data.push_back(json{{"section", section}, {"containers", n}});
+  j["data_sections"] = data;
   return j;
 }
 
@@ -379,6 +382,11 @@ class ShowVisitor : public InputVisitor {
         auto lto = esc_all(dc["ltoir"]);
         if (!lto.empty()) out += "  lto-ir        " + join(lto, " ") + "\n";
         out += "  compression   " + join(esc_all(dc["compression"]), ", ") + "\n";
+        for (const auto& d : dc["data_sections"]) {
+          size_t n = d["containers"].get<size_t>();
+          out += "  loaded itself " + std::to_string(n) + (n == 1 ? " container" : " containers") + " in " +
+                 esc(d["section"]) + " (counted above; cuobjdump does not list them)\n";
+        }
         out += "  kernels       " + std::to_string(dc["kernels"].get<size_t>()) +
                (dc["kernels_complete"].get<bool>() ? "" : " (some payloads unreadable)") + "\n";
       }

@@ -107,6 +107,11 @@ struct DeviceSummary {
   size_t kernels = 0;                   ///< distinct kernel names (SASS; PTX when no SASS)
   bool kernels_known = false;           ///< false when payloads were not decoded
   uint64_t stored_bytes = 0;            ///< bytes of device code stored in the file
+  /// Sections other than the fatbin sections where the strict scan found
+  /// containers (fatbin::Origin::data: code the library loads itself, as
+  /// libcufft.so.12 does from `.ldata`), with the number of containers
+  /// in each, in the order first seen. Their entries count above too.
+  std::vector<std::pair<std::string, size_t>> data_sections;
 };
 
 /// Summarises device code read at any Depth (kernels need Depth::full).

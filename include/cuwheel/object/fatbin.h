@@ -123,6 +123,11 @@ enum class Origin {
   executable,   ///< `.nv_fatbin` (whole-program or device-linked code)
   relocatable,  ///< `__nv_relfatbin` (-rdc objects)
   other,        ///< any other section, or found by scanning
+  /// Found by a strict scan of another allocated, non-executable section
+  /// (`.ldata`, `.rodata`, ...): device code the library hands to the
+  /// driver itself (libcufft.so.12 keeps about 24,000 containers in
+  /// `.ldata`). cuobjdump does not list these.
+  data,
 };
 
 struct Located {
@@ -135,7 +140,10 @@ struct Located {
 /// Every fatbin container of a host ELF file, in the order cuobjdump lists
 /// them: containers referenced by wrapper records first, in record order;
 /// then (with `via_wrapper == false`) containers found only by walking the
-/// fatbin sections or, without section headers, by scanning loaded segments.
+/// fatbin sections or, without section headers, by scanning loaded segments;
+/// last, containers found by a strict scan (scan()) of every other
+/// allocated, non-executable SHT_PROGBITS section (Origin::data), in
+/// section order.
 /// Errors: a wrapper pointer that lands outside the file or on something that
 /// is not a container, an unreadable fatbin section. Unusual but readable
 /// cases (symbolic wrapper pointers, version-2 wrappers, unreferenced
