@@ -623,6 +623,13 @@ std::vector<Target> release_list(Release release) {
   return out;
 }
 
+std::vector<unsigned> shipped_gpus(bool with_tegra) {
+  std::vector<unsigned> out;
+  for (const auto& k : known_table())
+    if (k.product_known && (with_tegra || !k.tegra)) out.push_back(k.sm);
+  return out;
+}
+
 std::string_view family_name(unsigned sm) {
   const Known* k = find_known(sm);
   return k ? k->family : "";

@@ -23,4 +23,34 @@ bool ptx_runs_on(const Arch& p, unsigned gpu) {
   return true;  // 1.2: the onion model, any higher CC
 }
 
+namespace {
+
+// Preference among codes that serve one GPU: the exact CC first ('a', then
+// 'f', then plain), then the highest SM.
+int rank(const Arch& a, unsigned gpu) {
+  int exact = a.sm == gpu ? 1000 : 0;
+  int variant = a.variant == Variant::kA ? 2 : a.variant == Variant::kF ? 1 : 0;
+  return exact + static_cast<int>(a.sm) * 3 + variant;
+}
+
+std::optional<Arch> best(const std::vector<Arch>& codes, unsigned gpu, bool (*runs)(const Arch&, unsigned)) {
+  std::optional<Arch> out;
+  for (const auto& a : codes)
+    if (runs(a, gpu) && (!out || rank(a, gpu) > rank(*out, gpu))) out = a;
+  return out;
+}
+
+}  // namespace
+
+Prediction predict(const std::vector<Arch>& sass, const std::vector<Arch>& ptx, unsigned gpu) {
+  Prediction p;
+  p.gpu = gpu;
+  if ((p.code = best(sass, gpu, sass_runs_on))) {
+    p.by = RunsBy::native;
+  } else if ((p.code = best(ptx, gpu, ptx_runs_on))) {
+    p.by = RunsBy::jit;
+  }
+  return p;
+}
+
 }  // namespace cuwheel::arch

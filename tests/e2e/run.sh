@@ -184,6 +184,10 @@ expect_rc 0 show "$DF/libown_rodata.so"
 expect_out '^  sass +sm_75 sm_90$'
 expect_out '^  ptx +compute_90 \(ISA 9\.0\)$'
 expect_out '^  loaded itself 1 container in \.rodata'
+expect_out '^  runs on +sm_75 sm_90 natively; sm_100 sm_103 sm_120 sm_121 \(compute_90\) by JIT$'
+expect_out '^  no image for +sm_80 sm_86 sm_89$'
+expect_rc 0 show --format json "$DF/libown_rodata.so"
+expect_out '"code": "compute_90"'
 expect_rc 0 show "$DF/libown_data.so"
 expect_out '^  loaded itself 1 container in \.data '
 expect_rc 0 show "$DF/libown_decoy.so"

@@ -3,6 +3,8 @@
 // states.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cuwheel/cuda/arch.h"
 #include "cuwheel/cuda/compat.h"
 
@@ -75,4 +77,53 @@ TEST(CudaCompat, Ptx) {
   EXPECT_TRUE(ptx_runs_on(A("compute_120f"), 121));
   EXPECT_FALSE(ptx_runs_on(A("compute_100f"), 120));
   EXPECT_FALSE(ptx_runs_on(A("compute_100f"), 101));  // Thor (CUDA 12.9's 10.1) is Tegra
+}
+
+// --- predict(): the one prediction of cuda-facts.md 1.6 ---------------------
+
+namespace {
+std::vector<cuwheel::arch::Arch> as(std::initializer_list<const char*> names) {
+  std::vector<cuwheel::arch::Arch> v;
+  for (const char* n : names) v.push_back(*cuwheel::arch::Arch::parse(n));
+  return v;
+}
+}  // namespace
+
+TEST(Predict, NativeThenJitThenNone) {
+  auto sass = as({"sm_75", "sm_80", "sm_90a"});
+  auto ptx = as({"compute_80"});
+  auto p86 = cuwheel::arch::predict(sass, ptx, 86);
+  EXPECT_EQ(p86.by, cuwheel::arch::RunsBy::native);
+  EXPECT_EQ(p86.code->sm_name(), "sm_80");  // the highest CC at or below 8.6 of its major
+  auto p90 = cuwheel::arch::predict(sass, ptx, 90);
+  EXPECT_EQ(p90.by, cuwheel::arch::RunsBy::native);
+  EXPECT_EQ(p90.code->sm_name(), "sm_90a");  // exact CC
+  auto p120 = cuwheel::arch::predict(sass, ptx, 120);
+  EXPECT_EQ(p120.by, cuwheel::arch::RunsBy::jit);
+  EXPECT_EQ(p120.code->compute_name(), "compute_80");
+  auto p70 = cuwheel::arch::predict(sass, ptx, 70);
+  EXPECT_EQ(p70.by, cuwheel::arch::RunsBy::none);
+  EXPECT_FALSE(p70.code);
+}
+
+TEST(Predict, ExactVariantsFirstAndHighestPtx) {
+  auto sass = as({"sm_100", "sm_100f", "sm_100a"});
+  EXPECT_EQ(cuwheel::arch::predict(sass, {}, 100).code->sm_name(), "sm_100a");
+  EXPECT_EQ(cuwheel::arch::predict(sass, {}, 103).code->sm_name(), "sm_100f");
+  auto ptx = as({"compute_75", "compute_90", "compute_90a"});
+  auto p = cuwheel::arch::predict({}, ptx, 90);
+  EXPECT_EQ(p.by, cuwheel::arch::RunsBy::jit);
+  EXPECT_EQ(p.code->compute_name(), "compute_90a");
+  EXPECT_EQ(cuwheel::arch::predict({}, ptx, 120).code->compute_name(), "compute_90");
+}
+
+TEST(Predict, ShippedGpusAreSortedAndSkipTegra) {
+  auto gpus = cuwheel::arch::shipped_gpus();
+  ASSERT_FALSE(gpus.empty());
+  EXPECT_TRUE(std::is_sorted(gpus.begin(), gpus.end()));
+  for (unsigned g : gpus) EXPECT_FALSE(cuwheel::arch::is_tegra(g)) << g;
+  EXPECT_NE(std::find(gpus.begin(), gpus.end(), 90u), gpus.end());
+  EXPECT_EQ(std::find(gpus.begin(), gpus.end(), 88u), gpus.end());  // no documented product
+  auto all = cuwheel::arch::shipped_gpus(true);
+  EXPECT_NE(std::find(all.begin(), all.end(), 87u), all.end());
 }

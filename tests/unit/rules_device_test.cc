@@ -1,4 +1,4 @@
-// The device-code rules (CW101-CW106): each has a fixture it flags and a twin
+// The device-code rules (CW101-CW107): each has a fixture it flags and a twin
 // it passes. Libraries are the committed nvcc-built fixtures of
 // tests/fixtures/bin (see tests/fixtures/README.md for their architectures);
 // the no-device-code wheels come from tests/fixtures/make_check_device_wheels.py.
@@ -305,7 +305,8 @@ TEST(RulesDevice, NoDeviceCodeNeverPassesSilently) {
 TEST(RulesDevice, RegistryCodesAndDocs) {
   const std::vector<std::pair<std::string, std::string>> want = {
       {"CW101", "missing-sass"}, {"CW102", "unexpected-sass"}, {"CW103", "missing-ptx"},
-      {"CW104", "uncovered-gpu"}, {"CW105", "ptx-needs-newer-driver"}, {"CW106", "no-device-code"}};
+      {"CW104", "uncovered-gpu"}, {"CW105", "ptx-needs-newer-driver"}, {"CW106", "no-device-code"},
+      {"CW107", "no-ptx-fallback"}};
   for (const auto& [code, name] : want) {
     const RuleInfo* r = find_rule(code);
     ASSERT_NE(r, nullptr) << code;
@@ -386,4 +387,47 @@ TEST(RulesDevice, UncoveredGpuHintKnowsWhatTheCudaMajorBuilds) {
   ASSERT_EQ(f12.size(), 1u);
   EXPECT_TRUE(has(f12[0].hint, "-gencode arch=compute_70,code=[sm_70,compute_70]")) << f12[0].hint;
   EXPECT_FALSE(has(f12[0].hint, "cannot build")) << f12[0].hint;
+}
+
+// --- no-ptx-fallback (CW107) ----------------------------------------------
+
+TEST(RulesDevice, NoPtxFallbackTwins) {
+  // libplain.so: sm_75, sm_90, sm_120 and compute_120 PTX: every newer GPU
+  // can JIT it. cu12_plain.so: sm_90a SASS and compute_90a PTX only.
+  EXPECT_EQ(count(kBin + "libplain.so", Policy{}, "no-ptx-fallback"), 0u);
+  auto fs = only(check_file(kBin + "cu12_plain.so", Policy{}), "no-ptx-fallback");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].severity, Severity::warning);
+  EXPECT_TRUE(has(fs[0].message, "runs on no GPU newer than sm_90 (Hopper)")) << fs[0].message;
+  EXPECT_TRUE(has(fs[0].message, "compute_90a")) << fs[0].message;
+  EXPECT_TRUE(has(fs[0].message, "sm_100 sm_103 sm_120 sm_121 (Blackwell)")) << fs[0].message;
+  EXPECT_TRUE(has(fs[0].hint, "-gencode arch=compute_90,code=compute_90")) << fs[0].hint;
+}
+
+TEST(RulesDevice, NoPtxFallbackSassOnlyLibrary) {
+  // The library with sm_75 in .nv_fatbin and nothing else newer.
+  const std::string df = std::string(CUWHEEL_SOURCE_DIR) + "/tests/fixtures/datafatbin/";
+  auto fs = only(check_file(df + "libown_none.so", Policy{}), "no-ptx-fallback");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_TRUE(has(fs[0].message, "no GPU newer than sm_75 (Turing): it has no PTX")) << fs[0].message;
+  EXPECT_TRUE(has(fs[0].message, "sm_80 sm_86 (Ampere), sm_89 (Ada), sm_90 (Hopper)")) << fs[0].message;
+  // Its twin keeps compute_90 PTX in .rodata, which the driver JITs for
+  // every newer GPU.
+  EXPECT_EQ(count(df + "libown_rodata.so", Policy{}, "no-ptx-fallback"), 0u);
+}
+
+TEST(RulesDevice, NoPtxFallbackQuietOnceThePolicySaysAnythingAboutPtx) {
+  Policy none;
+  none.ptx_mode = Policy::PtxMode::none;
+  EXPECT_EQ(count(kBin + "cu12_plain.so", none, "no-ptx-fallback"), 0u);
+  Policy newest;
+  newest.ptx_mode = Policy::PtxMode::newest;
+  auto fs = check_file(kBin + "cu12_plain.so", newest);
+  EXPECT_EQ(only(fs, "no-ptx-fallback").size(), 0u);
+  EXPECT_EQ(only(fs, "missing-ptx").size(), 1u);
+}
+
+TEST(RulesDevice, NoPtxFallbackLeavesRawCubinsAndLtoAlone) {
+  EXPECT_EQ(count(kBin + "a.cubin", Policy{}, "no-ptx-fallback"), 0u);
+  EXPECT_EQ(count(kBin + "liblto.a", Policy{}, "no-ptx-fallback"), 0u);
 }

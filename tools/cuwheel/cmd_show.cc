@@ -16,6 +16,8 @@
 #include "cuwheel/model/facts.h"
 #include "cuwheel/model/inputs.h"
 #include "cuwheel/model/model.h"
+#include "cuwheel/cuda/arch.h"
+#include "cuwheel/cuda/compat.h"
 #include "cuwheel/cuda/libclass.h"
 #include "cuwheel/wheel/wheel.h"
 
@@ -154,6 +156,59 @@ std::string cuda_symbols_text(const json& needs) {
   return out;
 }
 
+// The prediction (arch::predict, the one check's device rules use) for every
+// shipped desktop and data-centre GPU: {"native": [{gpu, code}], "jit":
+// [{gpu, code}], "none": [gpu]}.
+json runs_on_json(const DeviceSummary& s) {
+  std::vector<arch::Arch> sass, ptx;
+  for (const auto& n : s.sass)
+    if (auto a = arch::Arch::parse(n)) sass.push_back(*a);
+  for (const auto& n : s.ptx)
+    if (auto a = arch::Arch::parse(n)) ptx.push_back(*a);
+  json j{{"native", json::array()}, {"jit", json::array()}, {"none", json::array()}};
+  for (unsigned gpu : arch::shipped_gpus()) {
+    const arch::Prediction p = arch::predict(sass, ptx, gpu);
+    const std::string name = arch::Arch{gpu}.sm_name();
+    if (p.by == arch::RunsBy::native) j["native"].push_back(json{{"gpu", name}, {"code", p.code->sm_name()}});
+    else if (p.by == arch::RunsBy::jit) j["jit"].push_back(json{{"gpu", name}, {"code", p.code->compute_name()}});
+    else j["none"].push_back(name);
+  }
+  return j;
+}
+
+// "sm_75 sm_80 natively; sm_90 sm_100 by JIT (compute_90)", or "no shipped GPU".
+std::string runs_on_text(const json& r) {
+  std::string out;
+  for (const auto& n : r["native"]) out += (out.empty() ? "" : " ") + esc(n["gpu"]);
+  if (!out.empty()) out += " natively";
+  std::string jit, code;
+  for (const auto& n : r["jit"]) {
+    std::string c = esc(n["code"]);
+    if (!jit.empty()) jit += c == code ? " " : " (" + code + "), ";
+    jit += esc(n["gpu"]);
+    code = c;
+  }
+  if (!jit.empty()) out += (out.empty() ? "" : "; ") + jit + " (" + code + ") by JIT";
+  return out.empty() ? "no shipped GPU" : out;
+}
+
+// The GPUs newer than the oldest one the code runs on that it cannot run
+// ("no kernel image is available"); the older ones are below the build's
+// floor by design and left out.
+std::string no_image_text(const json& r) {
+  auto sm_of = [](const json& n) { return arch::Arch::parse(n.get<std::string>())->sm; };
+  unsigned floor = 0;
+  for (const char* k : {"native", "jit"})
+    for (const auto& n : r[k]) {
+      unsigned sm = sm_of(n["gpu"]);
+      if (!floor || sm < floor) floor = sm;
+    }
+  std::string out;
+  for (const auto& n : r["none"])
+    if (floor && sm_of(n) > floor) out += (out.empty() ? "" : " ") + esc(n);
+  return out;
+}
+
 json device_json(const DeviceSummary& s) {
   json j;
   j["entries"] = s.entries;
@@ -169,6 +224,7 @@ json device_json(const DeviceSummary& s) {
   json data = json::array();
   for (const auto& [section, n] : s.data_sections) data.push_back(json{{"section", section}, {"containers", n}});
   j["data_sections"] = data;
+  if (!s.sass.empty() || !s.ptx.empty()) j["runs_on"] = runs_on_json(s);
   return j;
 }
 
@@ -379,6 +435,11 @@ class ShowVisitor : public InputVisitor {
           ptx.push_back(s);
         }
         out += "  ptx           " + (ptx.empty() ? std::string("-") : join(ptx, ", ")) + "\n";
+        if (dc.contains("runs_on")) {
+          out += "  runs on       " + runs_on_text(dc["runs_on"]) + "\n";
+          std::string none = no_image_text(dc["runs_on"]);
+          if (!none.empty()) out += "  no image for  " + none + "\n";
+        }
         auto lto = esc_all(dc["ltoir"]);
         if (!lto.empty()) out += "  lto-ir        " + join(lto, " ") + "\n";
         out += "  compression   " + join(esc_all(dc["compression"]), ", ") + "\n";

@@ -160,6 +160,11 @@ std::vector<Target> targetable(Release release);
 /// docs/arch.md "The release list" for the rule and the table it gives.
 std::vector<Target> release_list(Release release);
 
+/// The compute capabilities of shipped GPUs (a documented product),
+/// ascending; Jetson/Tegra parts only when `with_tegra`. The GPUs a
+/// prediction is made for when none is named (cuda-facts.md 3.2).
+std::vector<unsigned> shipped_gpus(bool with_tegra = false);
+
 /// Product family of a compute capability ("Hopper", "Blackwell", ...), ""
 /// when unknown.
 std::string_view family_name(unsigned sm);

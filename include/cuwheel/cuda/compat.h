@@ -17,6 +17,9 @@
 // (cuwheel/cuda/releases.h, min_driver_for_ptx).
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include "cuwheel/cuda/arch.h"
 
 namespace cuwheel::arch {
@@ -36,5 +39,29 @@ bool sass_runs_on(const Arch& cubin, unsigned gpu);
 /// Guide "PTX Compatibility"), 1.3 (LLVM D155851 quoting the PTX ISA), 1.4.
 /// The PTX ISA version is not considered here. No errors.
 bool ptx_runs_on(const Arch& ptx, unsigned gpu);
+
+/// How a GPU would run one library's device code.
+enum class RunsBy : uint8_t {
+  native,  ///< a cubin runs as it is
+  jit,     ///< the driver JIT-compiles PTX at first load (a one-time cost)
+  none,    ///< neither: the launch fails, "no kernel image is available" (209)
+};
+
+/// The prediction for one GPU.
+struct Prediction {
+  unsigned gpu = 0;             ///< SM number of the GPU (90 for CC 9.0)
+  RunsBy by = RunsBy::none;
+  std::optional<Arch> code;     ///< the cubin (native) or PTX (jit) that serves it
+};
+
+/// The prediction of cuda-facts.md 1.6 for a library with the cubins
+/// `sass` and the PTX `ptx` on a GPU of SM number `gpu`: native when some
+/// cubin sass_runs_on() it (the one chosen: the exact CC, 'a' before 'f'
+/// before plain, else the highest CC at or below it); else jit when some
+/// PTX ptx_runs_on() it (the highest such PTX, exact 'a'/'f' first); else
+/// none. Whether the driver knows the PTX's ISA is not considered (see
+/// cuda/releases.h, min_driver_for_ptx). The one prediction that show,
+/// check's device rules and probe use. No errors.
+Prediction predict(const std::vector<Arch>& sass, const std::vector<Arch>& ptx, unsigned gpu);
 
 }  // namespace cuwheel::arch

@@ -47,20 +47,12 @@ void uncovered_gpu(const Context& ctx, Emitter& out) {
     if (auto a = arch::Arch::parse(g)) gpus.emplace_back(g, a->sm);
   for (const auto& lib : ctx.model.libraries) {
     if (!device::has_sass_or_ptx(lib)) continue;
-    std::vector<arch::Arch> sass, ptx;
-    for (const auto& s : lib.summary.sass)
-      if (auto a = arch::Arch::parse(s)) sass.push_back(*a);
-    for (const auto& s : lib.summary.ptx)
-      if (auto a = arch::Arch::parse(s)) ptx.push_back(*a);
+    const std::vector<arch::Arch> sass = device::archs(lib.summary.sass), ptx = device::archs(lib.summary.ptx);
     std::vector<std::string> uncovered;
-    for (const auto& entry : gpus) {
-      const std::string& name = entry.first;
-      const unsigned gpu = entry.second;  // not a structured binding: lambdas below capture it
-      bool native = std::any_of(sass.begin(), sass.end(), [&](const arch::Arch& a) { return arch::sass_runs_on(a, gpu); });
-      bool jit = std::any_of(ptx.begin(), ptx.end(), [&](const arch::Arch& a) { return arch::ptx_runs_on(a, gpu); });
-      if (!native && !jit && std::find(uncovered.begin(), uncovered.end(), name) == uncovered.end())
+    for (const auto& [name, gpu] : gpus)
+      if (arch::predict(sass, ptx, gpu).by == arch::RunsBy::none &&
+          std::find(uncovered.begin(), uncovered.end(), name) == uncovered.end())
         uncovered.push_back(name);
-    }
     if (uncovered.empty()) continue;
     std::string msg = device::label(ctx, lib) + " cannot run on " + device::join(uncovered) +
                       ": no SASS for it and no PTX it can JIT (SASS: " +
