@@ -139,6 +139,16 @@ Expected<CubinInfo> read_cubin(ByteView d, bool want_kernels) {
       c.arch_a = *a;
     }
   }
+  const auto& secs = f->sections();
+  for (size_t i = 0; i < secs.size() && c.rela_link_error.empty(); ++i) {
+    if (secs[i].type != elf::SHT_RELA) continue;
+    const uint32_t link = secs[i].link;
+    if (link < secs.size() && secs[link].type == elf::SHT_SYMTAB) continue;
+    c.rela_link_error = "section " + std::to_string(i) + " (" + secs[i].name + ") links to section " +
+                        std::to_string(link) +
+                        (link < secs.size() ? " (" + secs[link].name + ")" : std::string(", past the section table")) +
+                        ", not a symbol table";
+  }
   if (want_kernels) {
     auto syms = f->static_symbols();
     if (!syms) return syms.error().context("cubin");

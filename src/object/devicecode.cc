@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <set>
 #include <thread>
 
 #include "cuwheel/object/elf.h"
@@ -119,6 +120,30 @@ void fill_payloads(std::vector<EntryFacts>& facts, const std::vector<const fatbi
     for (auto& th : pool) th.join();
   }
   if (!warnings) return;
+  // What makes cuobjdump stop the listing (docs/cuobjdump-behaviour.md),
+  // once per object: the file stays readable here.
+  std::set<std::string> old_archs;
+  size_t old_n = 0, rela_n = 0;
+  const EntryFacts* first_old = nullptr;
+  const EntryFacts* first_rela = nullptr;
+  for (const auto& f : facts) {
+    if ((f.kind == fatbin::kElf || f.kind == fatbin::kPtx) && f.sm < 50) {
+      old_archs.insert((f.kind == fatbin::kElf ? "sm_" : "compute_") + std::to_string(f.sm));
+      if (!old_n++) first_old = &f;
+    }
+    if (f.cubin && !f.cubin->rela_link_error.empty() && !rela_n++) first_rela = &f;
+  }
+  if (first_old) {
+    std::string names;
+    for (const auto& n : old_archs) names += (names.empty() ? "" : ", ") + n;
+    warnings->warn(std::to_string(old_n) + (old_n == 1 ? " entry names " : " entries name ") + names +
+                   " (first: entry at " + hex(first_old->offset) +
+                   "), below sm_50, which CUDA 12 and later toolkits no longer build; cuobjdump stops listing there");
+  }
+  if (first_rela)
+    warnings->warn(std::to_string(rela_n) + (rela_n == 1 ? " cubin has" : " cubins have") +
+                   " an SHT_RELA section not linked to the symbol table (first: entry at " + hex(first_rela->offset) +
+                   ": " + first_rela->cubin->rela_link_error + "); cuobjdump stops listing there with \"Invalid ELF\"");
   for (const auto& f : facts) {
     if (!f.payload_error.empty()) warnings->warn(f.payload_error);
     // The driver selects on the entry header, the listing names the cubin:

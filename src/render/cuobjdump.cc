@@ -2,6 +2,8 @@
 // docs/cuobjdump-behaviour.md for the observations behind each rule.
 #include "cuwheel/render/cuobjdump.h"
 
+#include <optional>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -91,6 +93,32 @@ std::vector<const EntryFacts*> listing_order(const DeviceCode& dc) {
   return out;
 }
 
+// The fatal message with which cuobjdump 13.5 stops at an entry, or nullopt
+// (measured on patched copies, docs/cuobjdump-behaviour.md section 7): an
+// entry header architecture below 50 ("Support for 'sm_35' has been
+// removed", naming the last toolkit that built it, or "(null)" for numbers
+// no toolkit had; 0 is "Invalid gpu architecture"), and a cubin with an
+// SHT_RELA section not linked to a symbol table ("Invalid ELF").
+std::optional<std::string> refusal(const EntryFacts& e, const std::string& abs) {
+  if (e.sm == 0) return std::string("cuobjdump fatal   : Invalid gpu architecture in fatbin\n");
+  if (e.sm < 50) {
+    const char* last = "(null)";
+    switch (e.sm) {
+      case 10: last = "6.0"; break;
+      case 11: case 12: case 13: last = "6.5"; break;
+      case 20: case 21: last = "9.1"; break;
+      case 30: case 32: last = "10.2"; break;
+      case 35: case 37: last = "11.8"; break;
+      default: break;
+    }
+    return "cuobjdump fatal   : Support for 'sm_" + std::to_string(e.sm) + "' has been removed. Please use CUDA toolkit " +
+           last + " or earlier.\n";
+  }
+  if (e.kind == fatbin::kElf && e.cubin && !e.cubin->rela_link_error.empty())
+    return "cuobjdump fatal   : Invalid ELF in '" + abs + "'\n";
+  return std::nullopt;
+}
+
 }  // namespace
 
 Output render(const std::string& path, const std::string& cwd, FileKind kind, const std::vector<ObjectCode>& objects,
@@ -153,6 +181,15 @@ Output render(const std::string& path, const std::string& cwd, FileKind kind, co
           e.origin != fatbin::Origin::executable)
         continue;
       any_code = true;
+      // cuobjdump walks every listed entry, printed or not, and stops at
+      // one it refuses; what it printed before stays.
+      if (!raw_cubin && (e.kind == fatbin::kElf || e.kind == fatbin::kPtx)) {
+        if (auto why = refusal(e, abs)) {
+          o.err += *why;
+          o.status = 1;
+          return o;
+        }
+      }
       if (e.kind == fatbin::kElf) {
         ++elf_n;
         if (mode.elf) o.out += line("ELF", elf_n, entry_name(e, base, elf_n, raw_cubin));
@@ -162,6 +199,13 @@ Output render(const std::string& path, const std::string& cwd, FileKind kind, co
       } else if (e.flags & 0x10000) {
         o.err += "cuobjdump warning : Can't deobfuscate entry '" + abs + "' without obfuscation key\n";
       }
+    }
+    // A raw cubin cuobjdump refuses is a file without device code to it.
+    if (raw_cubin && !dc.entries.empty() && dc.entries[0].cubin && !dc.entries[0].cubin->rela_link_error.empty()) {
+      o.out.clear();
+      o.err = "cuobjdump info    : File '" + abs + "' does not contain device code\n";
+      o.status = 255;
+      return o;
     }
     if (dc.kind != ObjectKind::host_elf && dc.containers > 0) any_code = true;
     if (dc.stopped) {

@@ -80,7 +80,7 @@ for dir in "$GOLDEN"/*/; do
 done
 # Every per-fixture golden was compared (a mode missing from MODE_FLAGS, or an
 # empty or missing folder, fails), and no fewer than the 300 recorded today.
-fixture_goldens=$(find "$GOLDEN" -mindepth 2 -maxdepth 2 -name '*.rc' -not -path "$GOLDEN/_cases/*" -not -path "$GOLDEN/abi8/*" -not -path "$GOLDEN/datafatbin/*" | wc -l)
+fixture_goldens=$(find "$GOLDEN" -mindepth 2 -maxdepth 2 -name '*.rc' -not -path "$GOLDEN/_cases/*" -not -path "$GOLDEN/abi8/*" -not -path "$GOLDEN/datafatbin/*" -not -path "$GOLDEN/refusals/*" | wc -l)
 if [ "$compared" -eq "$fixture_goldens" ] && [ "$compared" -ge 300 ]; then
   ok
 else
@@ -152,6 +152,22 @@ for g in "$GOLDEN"/datafatbin/*.rc; do
 done
 if [ $((compared - before)) -eq 8 ]; then ok; else bad "datafatbin goldens: $((compared - before)) compared, 8 expected"; fi
 
+# What cuobjdump 13.5 refuses (tests/fixtures/make_cuobjdump_refusals.sh): an
+# entry architecture below 50, a cubin whose SHT_RELA is not linked to the
+# symbol table; the listing stops there. Goldens name the folder as @CWD@.
+RF=$ROOT/tests/fixtures/refusals
+before=$compared
+for g in "$GOLDEN"/refusals/*.rc; do
+  b=$(basename "$g" .rc); f=${b%.*}; m=${b##*.}
+  case $m in
+    lelf-lptx) fl=(-lelf -lptx) ;; lelf) fl=(-lelf) ;; lptx) fl=(-lptx) ;; all-lelf-lptx) fl=(-all -lelf -lptx) ;;
+  esac
+  compare_golden "$GOLDEN/refusals/$b" "$RF" "${fl[@]}" "$f"
+done
+rf_files=$(find "$RF" -maxdepth 1 -type f | wc -l)
+if [ $((compared - before)) -eq $((rf_files * 4)) ] && [ "$rf_files" -ge 13 ]; then ok; else
+  bad "refusal goldens: $((compared - before)) compared for $rf_files fixtures x 4 modes"; fi
+
 # --- 2. CLI behaviour --------------------------------------------------------
 # expect_rc WANT CMD... : runs cuwheel CMD..., checks the exit status; output in $WORK/out, $WORK/err.
 expect_rc() {
@@ -200,6 +216,15 @@ expect_out '"origin": "data"'
 expect_rc 0 check --gpus sm_90,sm_100 "$DF/libown_rodata.so"
 expect_rc 1 check --gpus sm_90 "$DF/libown_none.so"
 expect_out 'error\[uncovered-gpu\]'
+# Text and JSON keep listing what cuobjdump refuses, with one warning.
+expect_rc 0 list "$RF/arch35_e2.so"
+expect_out '^.*arch35_e2.so: 6 SASS, 1 PTX'
+expect_out 'warning: .*1 entry names sm_35 .*below sm_50' "$WORK/err"
+expect_rc 0 list --format json "$RF/rela_e5.so"
+expect_out '"arch": "sm_90"'
+expect_out 'warning: .*1 cubin has an SHT_RELA section not linked to the symbol table .*Invalid ELF' "$WORK/err"
+expect_rc 0 show "$RF/rela_e5.so"
+expect_out '^  warning +1 cubin has an SHT_RELA section'
 
 WHEEL=cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl
 

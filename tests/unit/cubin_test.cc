@@ -336,3 +336,23 @@ TEST(Ptx, EmptyText) {
   EXPECT_TRUE(p.targets.empty());
   EXPECT_EQ(p.address_size, 0);
 }
+
+// An SHT_RELA section must link to the symbol table; cuobjdump refuses the
+// cubin otherwise ("Invalid ELF"), the driver does not (bitsandbytes 0.50.2).
+TEST(CubinRela, LinkToANonSymbolTableIsNamed) {
+  const SectionSpec symtab{".symtab", 2 /*SHT_SYMTAB*/, Bytes(48, 0), 0, 0, 24};
+  const SectionSpec info{".nv.info", 0x70000000, Bytes(8, 0)};
+  auto good = cubin::read_cubin(cubin_v8(0x06006402, {symtab, info, SectionSpec{".rela.text.k", 4, Bytes(24, 0), 1, 0, 24}}), false);
+  ASSERT_TRUE(good) << good.error().message();
+  EXPECT_EQ(good->rela_link_error, "");
+  auto bad = cubin::read_cubin(cubin_v8(0x06006402, {symtab, info, SectionSpec{".rela.text.k", 4, Bytes(24, 0), 2, 0, 24}}), false);
+  ASSERT_TRUE(bad) << bad.error().message();
+  EXPECT_EQ(bad->rela_link_error, "section 3 (.rela.text.k) links to section 2 (.nv.info), not a symbol table");
+  auto past = cubin::read_cubin(cubin_v8(0x06006402, {symtab, SectionSpec{".rela.text.k", 4, Bytes(24, 0), 99, 0, 24}}), false);
+  ASSERT_TRUE(past);
+  EXPECT_NE(past->rela_link_error.find("links to section 99, past the section table"), std::string::npos) << past->rela_link_error;
+  // SHT_REL is not checked (cuobjdump lists such cubins).
+  auto rel = cubin::read_cubin(cubin_v8(0x06006402, {symtab, info, SectionSpec{".rel.text.k", 9, Bytes(16, 0), 2, 0, 16}}), false);
+  ASSERT_TRUE(rel);
+  EXPECT_EQ(rel->rela_link_error, "");
+}

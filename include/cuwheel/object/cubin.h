@@ -31,6 +31,12 @@ struct CubinInfo {
   bool arch_a = false;       ///< 'a' (architecture-specific) cubin
   std::optional<uint32_t> virtual_sm;  ///< v7 only: the PTX SM it was compiled from
   std::vector<std::string> kernels;    ///< entry functions (mangled names), in symbol order
+  /// Set when an SHT_RELA section's sh_link does not name an SHT_SYMTAB
+  /// section ("section 12 (.rela.text.k) links to section 5 (.nv.info),
+  /// not a symbol table"). The driver loads such cubins (bitsandbytes
+  /// 0.50.2 ships them); cuobjdump 13.5 stops with "Invalid ELF"
+  /// (docs/cuobjdump-behaviour.md). Only read_cubin() sets it.
+  std::string rela_link_error;
   /// "sm_90a"-style name: the SM and 'a' as the cubin records them.
   std::string arch_name() const;
 };
