@@ -32,7 +32,7 @@
 #
 # Environment
 #   CUWHEEL     cuwheel binary (default build/cuwheel)
-#   CUOBJDUMP   reference cuobjdump (default: scripts/get-cuobjdump.sh, 13.2)
+#   CUOBJDUMP   reference cuobjdump (default: scripts/get-cuobjdump.sh cuobjdump-13.5)
 #   NVCC        nvcc whose toolkit is compared (default: the one on PATH, else
 #               /usr/local/cuda/bin/nvcc)
 #   WHEEL_CACHE folder of downloaded wheels (default .cache/wheels, ignored by
@@ -46,7 +46,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export CUWHEEL=${CUWHEEL:-$repo/build/cuwheel}
-export CUOBJDUMP=${CUOBJDUMP:-$("$repo/scripts/get-cuobjdump.sh")}
+export CUOBJDUMP=${CUOBJDUMP:-$("$repo/scripts/get-cuobjdump.sh" cuobjdump-13.5)}
 export WHEEL_CACHE=${WHEEL_CACHE:-$repo/.cache/wheels}
 export JOBS=${JOBS:-$(nproc)}
 export REPORT=${REPORT:-$repo/bench/results/cuobjdump-compare.md}
@@ -60,7 +60,8 @@ export NVCC
 # of the python3 that runs it).
 WHEELS=${WHEELS:-"nvidia-cublas==13.10.0.20 nvidia-nccl-cu13==2.32.3 nvidia-cusparse==12.9.4.2 \
 nvidia-cudnn-cu13==9.28.1.4 jax-cuda13-plugin==0.10.2 jax-cuda13-pjrt==0.12.0.1 \
-cupy-cuda12x==14.2.0 torch==2.15.0 nvidia-cublas-cu12==12.9.3.13"}
+cupy-cuda12x==14.2.0 torch==2.15.0 nvidia-cublas-cu12==12.9.3.13 \
+sgl-kernel==0.3.21 catboost==1.2.10 bitsandbytes==0.50.2"}
 
 [ -x "$CUWHEEL" ] || { echo "compare-cuobjdump: no cuwheel binary at $CUWHEEL (build first)" >&2; exit 2; }
 [ -x "$CUOBJDUMP" ] || { echo "compare-cuobjdump: no cuobjdump at $CUOBJDUMP" >&2; exit 2; }
