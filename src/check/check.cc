@@ -24,6 +24,15 @@ void Emitter::emit(const std::string& member, const std::string& location, const
   emit_on(model_, member, location, message, hint);
 }
 
+void Emitter::note(const std::string& member, const std::string& location, const std::string& message,
+                   const std::string& hint) {
+  if (severity_ == Severity::off) return;
+  const Severity keep = severity_;
+  severity_ = Severity::note;
+  emit_on(model_, member, location, message, hint);
+  severity_ = keep;
+}
+
 void Emitter::emit_on(const CheckModel& model, const std::string& member, const std::string& location,
                       const std::string& message, const std::string& hint) {
   Finding f;
@@ -72,7 +81,15 @@ std::string_view rule_doc(std::string_view name) {
 }
 
 std::vector<Finding> run_rules(const std::vector<CheckModel>& models, const Policy& policy) {
+  return run_rules(models, policy, {});
+}
+
+std::vector<Finding> run_rules(const std::vector<CheckModel>& models, const Policy& policy,
+                               const std::vector<CheckModel>& dependencies) {
   std::vector<Finding> out;
+  model::Providers providers = model::Providers::builtin();
+  for (const auto& d : dependencies) providers.add_wheel(d, "wheel " + d.path, model::Provider::From::deps);
+  for (const auto& m : models) providers.add_wheel(m, "wheel " + m.path + ", checked in the same run", model::Provider::From::run);
   auto selected = [&](const RuleInfo& r) {
     std::string name(r.name);
     if (!policy.select.empty() && std::find(policy.select.begin(), policy.select.end(), name) == policy.select.end())
@@ -86,7 +103,7 @@ std::vector<Finding> run_rules(const std::vector<CheckModel>& models, const Poli
     if (sev == Severity::off) continue;
     for (size_t i = 0; i < models.size(); ++i) {
       if (r.per_run && i > 0) break;
-      Context ctx{models[i], models, policy};
+      Context ctx{models[i], models, policy, providers};
       Emitter em(std::string(r.name), sev, models[i], out);
       r.run(ctx, em);
     }

@@ -25,6 +25,7 @@ std::string_view to_string(Severity s) {
     case Severity::off: return "off";
     case Severity::warning: return "warning";
     case Severity::error: return "error";
+    case Severity::note: return "note";
   }
   return "error";
 }
@@ -33,6 +34,7 @@ std::optional<Severity> parse_severity(std::string_view s) {
   if (s == "off" || s == "ignore") return Severity::off;
   if (s == "warning" || s == "warn") return Severity::warning;
   if (s == "error") return Severity::error;
+  if (s == "note") return Severity::note;
   return std::nullopt;
 }
 

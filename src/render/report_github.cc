@@ -39,7 +39,7 @@ std::string render_github(const std::vector<Finding>& findings, const ReportSumm
   std::string out;
   for (const auto& f : findings) {
     std::string title = f.rule + (f.member.empty() ? "" : " in " + f.member);
-    out += std::string("::") + (f.severity == Severity::error ? "error" : "warning") + " file=" + escape_prop(f.path) +
+    out += std::string("::") + (f.severity == Severity::error ? "error" : f.severity == Severity::note ? "notice" : "warning") + " file=" + escape_prop(f.path) +
            ",title=" + escape_prop(title) + "::" +
            escape_data(f.message + (f.location.empty() ? "" : " [" + f.location + "]") +
                        (f.hint.empty() ? "" : " Help: " + f.hint)) +

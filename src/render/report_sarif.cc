@@ -51,7 +51,9 @@ std::string render_sarif(const std::vector<Finding>& findings, const ReportSumma
                                                   {"fullyQualifiedName", f.member + (f.location.empty() ? "" : " (" + f.location + ")")}}});
     std::string text = f.message + (f.hint.empty() ? "" : " Help: " + f.hint);
     results.push_back(json{{"ruleId", r ? std::string(r->code) : f.rule},
-                           {"level", f.severity == Severity::error ? "error" : "warning"},
+                           {"level", f.severity == Severity::error     ? "error"
+                                     : f.severity == Severity::note ? "note"
+                                                                    : "warning"},
                            {"message", json{{"text", text}}},
                            {"locations", json::array({loc})}});
   }

@@ -34,6 +34,7 @@ std::string render_text(const std::vector<Finding>& findings, const ReportSummar
   std::string summary = std::to_string(s.inputs) + (s.inputs == 1 ? " input" : " inputs") + " checked: " +
                         std::to_string(s.errors) + (s.errors == 1 ? " error" : " errors") + ", " +
                         std::to_string(s.warnings) + (s.warnings == 1 ? " warning" : " warnings");
+  if (s.notes) summary += ", " + std::to_string(s.notes) + (s.notes == 1 ? " note" : " notes");
   if (!s.unreadable.empty()) summary += ", " + std::to_string(s.unreadable.size()) + " unreadable";
   summary += s.policy_source.empty() ? " (built-in policy)" : " (policy: " + printable(s.policy_source) + ")";
   out += summary + "\n";

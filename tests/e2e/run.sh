@@ -216,6 +216,23 @@ expect_out '"origin": "data"'
 expect_rc 0 check --gpus sm_90,sm_100 "$DF/libown_rodata.so"
 expect_rc 1 check --gpus sm_90 "$DF/libown_none.so"
 expect_out 'error\[uncovered-gpu\]'
+# check --deps: a dependency wheel says what its distribution provides; a
+# path that is not there, or not a wheel, is unreadable input.
+DP=$ROOT/tests/fixtures/check/deps
+expect_rc 0 check "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x86_64.whl"
+expect_out '^1 input checked: 0 errors, 0 warnings, 4 notes'
+expect_out 'note\[unresolved-needed\]: DT_NEEDED libtorch.so is found once torch'
+expect_rc 1 check --deps "$DP/torch" "$DP/dp_torchext_cu12-1.0-py3-none-manylinux_2_36_x86_64.whl"
+expect_out 'loads libcudart.so.13, not libcudart.so.12'
+expect_rc 0 check --format github "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x86_64.whl"
+expect_out '^::notice file=.*title=unresolved-needed'
+expect_rc 0 check --format sarif "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x86_64.whl"
+expect_out '"level": "note"'
+expect_rc 2 check --deps "$DP/nope" "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x86_64.whl"
+expect_rc 2 check --deps "$BIN/libplain.so" "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x86_64.whl"
+expect_out 'not a wheel'
+expect_rc 2 check --deps "" "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x86_64.whl"
+
 # Text and JSON keep listing what cuobjdump refuses, with one warning.
 expect_rc 0 list "$RF/arch35_e2.so"
 expect_out '^.*arch35_e2.so: 6 SASS, 1 PTX'

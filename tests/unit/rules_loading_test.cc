@@ -289,3 +289,66 @@ TEST(RulesLoading, NotRedistributableFollowsAttachmentA) {
                                             "pkg/lib/libnvperf_host.so"}))
       << dump(fs);
 }
+
+// --- what declared dependencies provide (model/providers.h) -----------------
+
+namespace {
+const std::string kDeps = std::string(CUWHEEL_SOURCE_DIR) + "/tests/fixtures/check/deps/";
+
+std::vector<Finding> run_deps(const std::string& file, bool with_torch_wheel = false) {
+  auto ms = test_util::models(kDeps + file);
+  std::vector<CheckModel> deps;
+  if (with_torch_wheel) deps = test_util::models(kDeps + "torch");
+  return run_rules(ms, Policy{}, deps);
+}
+
+size_t count_sev(const std::vector<Finding>& fs, const std::string& rule, Severity sev) {
+  size_t n = 0;
+  for (const auto& f : fs) n += f.rule == rule && f.severity == sev;
+  return n;
+}
+}  // namespace
+
+TEST(RulesLoading, TorchExtensionThatDeclaresTorchGetsNotes) {
+  // libtorch.so and libc10.so ship in torch/lib, libcudart.so.13 comes in
+  // with torch's libraries: `import torch` has loaded all three.
+  auto fs = run_deps("dp_torchext" + kTag);
+  EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::note), 3u) << dump(fs);
+  EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::error), 0u) << dump(fs);
+  EXPECT_EQ(count_sev(fs, "undeclared-dependency", Severity::note), 1u) << dump(fs);
+  EXPECT_EQ(count(fs, "no-device-code"), 0u) << dump(fs);  // a binding of torch's libraries
+  for (const auto& f : fs)
+    if (f.rule == "unresolved-needed") EXPECT_NE(f.message.find("torch (declared: torch>=2.10)"), std::string::npos) << f.message;
+}
+
+TEST(RulesLoading, TorchExtensionThatDoesNotDeclareTorchIsAnError) {
+  auto fs = run_deps("dp_torchext_undeclared" + kTag);
+  EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::error), 3u) << dump(fs);
+  size_t named = 0;
+  for (const auto& f : fs)
+    if (f.rule == "unresolved-needed" && f.message.find("but the wheel does not declare torch") != std::string::npos) ++named;
+  EXPECT_EQ(named, 2u) << dump(fs);  // libtorch.so, libc10.so
+  EXPECT_EQ(count_sev(fs, "undeclared-dependency", Severity::error), 1u) << dump(fs);
+}
+
+TEST(RulesLoading, RunpathIntoTheDependencysFolderResolves) {
+  auto fs = run_deps("dp_torchext_runpath" + kTag);
+  for (const auto& f : fs) {
+    EXPECT_EQ(f.location.find("libtorch.so"), std::string::npos) << dump(fs);
+    EXPECT_EQ(f.location.find("libc10.so"), std::string::npos) << dump(fs);
+  }
+  EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::note), 1u) << dump(fs);  // libcudart.so.13
+}
+
+TEST(RulesLoading, CudaMajorOfTheGivenDependencyWheelDecides) {
+  // By the built-in table torch's CUDA 12 builds load libcudart.so.12: a note.
+  auto table = run_deps("dp_torchext_cu12" + kTag);
+  EXPECT_EQ(count_sev(table, "unresolved-needed", Severity::error), 0u) << dump(table);
+  // The torch wheel given (--deps) loads libcudart.so.13: a real error.
+  auto given = run_deps("dp_torchext_cu12" + kTag, true);
+  bool said = false;
+  for (const auto& f : given)
+    if (f.rule == "unresolved-needed" && f.severity == Severity::error)
+      said |= f.message.find("loads libcudart.so.13, not libcudart.so.12") != std::string::npos;
+  EXPECT_TRUE(said) << dump(given);
+}

@@ -30,9 +30,10 @@ struct CheckOptions {
   std::string max_installed_size;  ///< --max-installed-size SIZE
   std::vector<std::string> entry_points;  ///< --entry-point GROUP:NAME (repeatable)
   std::vector<std::string> pins;  ///< DIST=exact
-  std::vector<std::string> severity;  ///< RULE=error|warning|off
+  std::vector<std::string> severity;  ///< RULE=error|warning|note|off
   bool sass_exact = false;
   std::vector<std::string> paths;
+  std::vector<std::string> deps;  ///< --deps: wheels (or folders of wheels) that only say what they provide
 };
 CheckOptions g_opts;
 std::string g_rule_name;  ///< `cuwheel rule NAME`
@@ -92,7 +93,11 @@ void setup_check(CLI::App* cmd) {
   cmd->add_option("--exports", g_opts.exports, "Allowed exported symbols, glob patterns, comma-separated");
   cmd->add_option("--license-file", g_opts.license_files, "Files that must be in the wheel, comma-separated");
   cmd->add_option("--pin", g_opts.pins, "DIST=exact: Requires-Dist must pin DIST with ==")->allow_extra_args(false);
-  cmd->add_option("--severity", g_opts.severity, "RULE=error|warning|off")->allow_extra_args(false);
+  cmd->add_option("--severity", g_opts.severity, "RULE=error|warning|note|off")->allow_extra_args(false);
+  cmd->add_option("--deps", g_opts.deps,
+                  "Dependency wheel, or folder of wheels, that is not checked but says which libraries its "
+                  "distribution provides (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("PATH", g_opts.paths, "Wheel, folder of wheels, shared library or installed environment")->required();
 }
 
@@ -161,7 +166,7 @@ int run_check() {
     auto sev = eq == std::string::npos ? std::nullopt : check::parse_severity(sv.substr(eq + 1));
     std::vector<std::string> one{eq == std::string::npos ? sv : sv.substr(0, eq)};
     if (!sev) {
-      print_error("--severity", "\"" + sv + "\" must be RULE=error|warning|off");
+      print_error("--severity", "\"" + sv + "\" must be RULE=error|warning|note|off");
       return kExitUnreadable;
     }
     if (!resolve_rules(one, "--severity")) return kExitUnreadable;
@@ -207,12 +212,41 @@ int run_check() {
       if (!m.unreadable) models.push_back(std::move(m));
     }
   }
+  // Dependency wheels: read for their libraries only (no RECORD hashing);
+  // one that cannot be read is unreadable input like any other.
+  std::vector<check::CheckModel> deps;
+  check::BuildOptions dep_opts;
+  dep_opts.hash_members = false;
+  for (const auto& d : o.deps) {
+    if (d.empty()) {
+      print_error("--deps", "the value is empty");
+      return kExitUnreadable;
+    }
+    progress.update(d, 0, 1);
+    auto ms = check::build_models(d, dep_opts);
+    if (!ms) {
+      summary.unreadable.emplace_back(d, ms.error().message());
+      summary.unreadable_inputs.push_back(d);
+      continue;
+    }
+    for (auto& m : *ms) {
+      if (m.kind != check::CheckModel::Kind::wheel || m.unreadable) {
+        summary.unreadable.emplace_back(m.path, "--deps takes wheels: not a wheel");
+        summary.unreadable_inputs.push_back(m.path);
+        continue;
+      }
+      deps.push_back(std::move(m));
+    }
+  }
   progress.clear();
 
   // 3. Rules and report.
-  auto findings = check::run_rules(models, policy);
+  auto findings = check::run_rules(models, policy, deps);
   summary.inputs = models.size();
-  for (const auto& f : findings) (f.severity == check::Severity::error ? summary.errors : summary.warnings)++;
+  for (const auto& f : findings)
+    (f.severity == check::Severity::error  ? summary.errors
+     : f.severity == check::Severity::note ? summary.notes
+                                           : summary.warnings)++;
   std::string out;
   if (o.format == "json") out = check::render_json(findings, summary);
   else if (o.format == "sarif") out = check::render_sarif(findings, summary);

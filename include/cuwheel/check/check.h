@@ -23,10 +23,14 @@
 
 #include "cuwheel/base/expected.h"
 #include "cuwheel/model/model.h"
+#include "cuwheel/model/providers.h"
 
 namespace cuwheel::check {
 
-enum class Severity { off, warning, error };
+/// How much a finding matters. `note` says why something that looks wrong
+/// works in practice (the mechanism, and what it relies on): it never
+/// changes the exit status.
+enum class Severity { off, warning, error, note };
 std::string_view to_string(Severity s);
 std::optional<Severity> parse_severity(std::string_view s);
 
@@ -108,6 +112,10 @@ struct Context {
   const CheckModel& model;
   const std::vector<CheckModel>& all;  ///< every model of the run (release-set rules)
   const Policy& policy;
+  /// Who provides the libraries a wheel NEEDs without shipping them: the
+  /// built-in framework table, the wheels of the run, and dependency
+  /// wheels given apart (run_rules' `dependencies`).
+  const model::Providers& providers;
 };
 
 /// Collects findings; the rule fills rule name, path and severity defaults.
@@ -122,6 +130,11 @@ class Emitter {
   /// once but report on the wheel at fault).
   void emit_on(const CheckModel& model, const std::string& member, const std::string& location,
                const std::string& message, const std::string& hint = "");
+  /// Reports a note (Severity::note) on `member` whatever the rule's
+  /// severity, unless the rule is off: a case the rule's letter flags that
+  /// works by a mechanism the message names.
+  void note(const std::string& member, const std::string& location, const std::string& message,
+            const std::string& hint = "");
 
  private:
   std::string rule_;
@@ -157,5 +170,10 @@ std::string_view rule_doc(std::string_view name);
 /// Applies the selected rules to every model. Findings come out ordered by
 /// input, member and rule.
 std::vector<Finding> run_rules(const std::vector<CheckModel>& models, const Policy& policy);
+/// The same, with the models of dependency wheels that are not checked
+/// themselves (`cuwheel check --deps DIR`): they only say what their
+/// distributions provide (model/providers.h).
+std::vector<Finding> run_rules(const std::vector<CheckModel>& models, const Policy& policy,
+                               const std::vector<CheckModel>& dependencies);
 
 }  // namespace cuwheel::check

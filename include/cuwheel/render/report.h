@@ -11,7 +11,7 @@ namespace cuwheel::check {
 
 struct ReportSummary {
   size_t inputs = 0;           ///< models checked
-  size_t errors = 0, warnings = 0;
+  size_t errors = 0, warnings = 0, notes = 0;
   std::vector<std::pair<std::string, std::string>> unreadable;  ///< (where, message)
   /// The input path (as given, or the wheel of a folder) each `unreadable`
   /// entry belongs to, in the same order; where shorter, `where` stands in.

@@ -12,6 +12,7 @@
 // are host-side parts of CUDA by design (bundled-cuda-library judges the
 // latter).
 #include <cctype>
+#include <set>
 
 #include "cuwheel/cuda/libclass.h"
 #include "cuwheel/wheel/pep508.h"
@@ -54,6 +55,27 @@ bool is_nvidia_runtime_requirement(const std::string& norm) {
   return norm.rfind("nvidia-", 0) == 0 && norm != "nvidia-ml-py";
 }
 
+// A binding: a library of the wheel NEEDs a CUDA library other than the
+// runtime (it calls NVIDIA's kernels: cuBLAS, cuFFT, NCCL...), or a library
+// a declared dependency ships (pylibraft-cu12 binds libraft.so of
+// libraft-cu12; a torch extension NEEDs libtorch.so). Such a wheel carries
+// no kernels of its own by design.
+bool is_binding(const Context& ctx) {
+  const CheckModel& m = ctx.model;
+  std::set<std::string> deps;
+  if (m.metadata)
+    for (const auto& text : m.metadata->requires_dist)
+      if (auto r = Requirement::parse(text)) deps.insert(r->normalized_name());
+  for (const auto& lib : m.libraries)
+    for (const auto& n : lib.load.needed) {
+      auto c = classify_soname(n);
+      if (c.kind == LibraryKind::cuda_toolkit && n.rfind("libcudart.so", 0) != 0) return true;
+      for (const model::Provider* p : ctx.providers.find(n))
+        if (p->ships && deps.count(p->distribution)) return true;
+    }
+  return false;
+}
+
 }  // namespace
 
 void no_device_code(const Context& ctx, Emitter& out) {
@@ -71,6 +93,7 @@ void no_device_code(const Context& ctx, Emitter& out) {
   std::string name = m.metadata ? m.metadata->name : m.parsed_filename ? m.parsed_filename->distribution : "";
   std::string version = m.metadata ? m.metadata->version : m.parsed_filename ? m.parsed_filename->version : "";
   if (!name.empty() && lookup_distribution(name)) return;  // NVIDIA's own component wheels
+  if (is_binding(ctx)) return;
 
   std::vector<std::string> claims;
   for (const auto& t : tokens(name))

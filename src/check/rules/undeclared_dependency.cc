@@ -5,8 +5,14 @@
 // distribution is per CUDA major (libclass); where a soname fits both majors,
 // the wheel's claimed major decides. One finding per missing distribution.
 // Field report 18 (pytorch/pytorch#146679).
+//
+// A name that a declared dependency puts in the process (model/providers.h:
+// torch's libraries NEED libcudart.so.13 and torch requires its package) is
+// a note naming that dependency: pip installs the NVIDIA package through it.
 #include <map>
 #include <set>
+
+#include "cuwheel/wheel/pep508.h"
 
 #include "dependency_common.h"
 #include "rules.h"
@@ -28,6 +34,16 @@ void undeclared_dependency(const Context& ctx, Emitter& out) {
     size_t libs = 0;
   };
   std::map<std::string, Missing> missing;  // distribution -> what needs it
+  std::map<std::string, Missing> through;  // "dist via dep" -> what needs it (notes)
+  std::map<std::string, std::string> deps;  // declared distributions -> Requires-Dist text
+  if (m.metadata)
+    for (const auto& text : m.metadata->requires_dist)
+      if (auto r = Requirement::parse(text)) deps.emplace(r->normalized_name(), text);
+  auto declared_provider = [&](const std::string& n) -> const model::Provider* {
+    for (const model::Provider* p : ctx.providers.find(n))
+      if (deps.count(p->distribution) && p->distribution != self) return p;
+    return nullptr;
+  };
   for (const auto& lib : m.libraries) {
     if (!loading::loadable(lib)) continue;
     std::set<std::string> counted;
@@ -49,12 +65,30 @@ void undeclared_dependency(const Context& ctx, Emitter& out) {
         }
       }
       if (ok) continue;
+      if (const model::Provider* p = declared_provider(n)) {
+        auto& t = through[want + "\n" + p->distribution];
+        if (t.member.empty()) t.member = lib.member;
+        t.extra = p->source;
+        t.names.insert(n);
+        if (counted.insert(want + "\n" + p->distribution).second) ++t.libs;
+        continue;
+      }
       auto& miss = missing[want];
       if (miss.member.empty()) miss.member = lib.member;
       miss.extra = extra;
       miss.names.insert(n);
       if (counted.insert(want).second) ++miss.libs;
     }
+  }
+  for (const auto& [key, t] : through) {
+    const std::string dist = key.substr(0, key.find('\n')), dep = key.substr(key.find('\n') + 1);
+    std::vector<std::string> names(t.names.begin(), t.names.end());
+    out.note(t.member, "DT_NEEDED " + names.front(),
+             loading::join_some(names, 3) + " (needed by " + std::to_string(t.libs) + " librar" +
+                 (t.libs == 1 ? "y" : "ies") + ") comes from " + dist + ", which Requires-Dist does not declare; " +
+                 dep + " (declared: " + deps.at(dep) + ") loads it [" + t.extra + "], so installing " + dep +
+                 " brings it",
+             "declare " + dist + " as well if this library may load without " + dep);
   }
   for (const auto& [dist, miss] : missing) {
     std::vector<std::string> names(miss.names.begin(), miss.names.end());

@@ -11,12 +11,44 @@
 // same load. Whether that package is declared is
 // undeclared-dependency's question. One finding per unresolved name (the
 // first library that needs it, and how many others). Field reports 7 and 8.
+//
+// A name the loader finds only because a dependency has put it in the
+// process first (model/providers.h: torch's libraries for a torch
+// extension, librmm for a RAPIDS binding) is a note naming that dependency
+// when the wheel declares it (Requires-Dist), and resolved outright when a
+// RUNPATH entry names the dependency's folder; an error naming the
+// provider when the wheel does not declare it.
 #include <map>
+
+#include "cuwheel/wheel/pep508.h"
 
 #include "loading_util.h"
 #include "rules.h"
 
 namespace cuwheel::check::rule_impl {
+
+namespace {
+
+using model::Provider;
+
+// The same library of the other CUDA majors: "libcudart.so.12" ->
+// {"libcudart.so.13"}; CUDA libraries whose soname major follows the CUDA
+// major (cuda/libclass.h) only.
+std::vector<std::string> other_majors(const std::string& n) {
+  std::vector<std::string> out;
+  auto c = classify_soname(n);
+  if (c.kind != LibraryKind::cuda_toolkit) return out;
+  size_t dot = n.rfind('.');
+  if (dot == std::string::npos || n.compare(dot, 4, ".so.") == 0) return out;
+  const std::string stem = n.substr(0, dot + 1);
+  for (int v = 10; v <= 14; ++v) {
+    std::string o = stem + std::to_string(v);
+    if (o != n && classify_soname(o).kind == LibraryKind::cuda_toolkit) out.push_back(o);
+  }
+  return out;
+}
+
+}  // namespace
 
 void unresolved_needed(const Context& ctx, Emitter& out) {
   const auto& m = ctx.model;
@@ -27,7 +59,15 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
     std::string member, msg, hint;
     size_t libs = 0;
   };
-  std::map<std::string, Agg> agg;
+  std::map<std::string, Agg> agg, notes;
+  // The distributions the wheel declares (any Requires-Dist, behind an
+  // extra or not), normalized, with the text that declares them.
+  std::map<std::string, std::string> deps;
+  if (m.metadata)
+    for (const auto& text : m.metadata->requires_dist)
+      if (auto r = Requirement::parse(text)) deps.emplace(r->normalized_name(), text);
+  std::string own;
+  if (m.metadata && !m.metadata->name.empty()) own = normalize_name(m.metadata->name);
   for (size_t li = 0; li < m.libraries.size(); ++li) {
     const LibraryModel& lib = m.libraries[li];
     if (loads.needed[li].empty()) continue;  // not loadable, or no install path
@@ -72,6 +112,56 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
       } else {
         hint = "ship the library in the wheel (and reach it through $ORIGIN) or depend on a package that provides it";
       }
+      // Provided by a dependency of the wheel?
+      const Provider* declared_provider = nullptr;
+      const Provider* undeclared_provider = nullptr;
+      bool by_folder = false;
+      for (const Provider* p : ctx.providers.find(n)) {
+        if (p->distribution == own) continue;
+        if (deps.count(p->distribution)) {
+          if (p->ships && !p->folder.empty())
+            for (const auto& e : entries)
+              if (e.kind == loading::SearchEntry::Kind::origin && !e.escapes && e.dir == p->folder) by_folder = true;
+          if (!declared_provider || (p->ships && !declared_provider->ships)) declared_provider = p;
+        } else if (p->ships && !undeclared_provider && p->from != Provider::From::run && elsewhere.empty()) {
+          // A framework or a dependency wheel given apart; not another
+          // wheel that happens to be checked in the same run.
+          undeclared_provider = p;
+        }
+      }
+      if (by_folder) continue;  // a RUNPATH into the declared dependency's folder: found by path
+      if (declared_provider) {
+        const Provider& p = *declared_provider;
+        auto& note = notes[n];
+        if (note.libs++ == 0) {
+          note.member = lib.member;
+          note.msg = "DT_NEEDED " + n + " is found once " + p.distribution + " (declared: " + deps.at(p.distribution) +
+                     ") has loaded it" +
+                     (p.ships ? ": it ships " + n + " in " + p.folder
+                              : ": its libraries NEED " + n + " and find it") +
+                     " [" + p.source + "]; nothing in this wheel finds it by path";
+          note.hint = "import " + p.distribution + " before this library loads (the package's __init__ usually does)" +
+                      (p.ships ? std::string(", or add $ORIGIN/<../ up to site-packages>/") + p.folder + " to the RUNPATH"
+                               : std::string());
+        }
+        continue;
+      }
+      if (undeclared_provider) {
+        msg += "; " + undeclared_provider->distribution + " provides it (" + undeclared_provider->folder + ", " +
+               undeclared_provider->source + "), but the wheel does not declare " + undeclared_provider->distribution;
+        hint = "declare " + undeclared_provider->distribution + " in Requires-Dist (and import it first), or " + hint;
+      } else {
+        // A declared dependency whose given wheel loads another major of
+        // the name (a CUDA 12 extension beside a CUDA 13 torch).
+        for (const auto& [dist, text] : deps) {
+          if (!ctx.providers.has_wheel_of(dist)) continue;
+          for (const auto& other : other_majors(n))
+            for (const Provider* p : ctx.providers.find(other))
+              if (p->distribution == dist && msg.find(" loads " + other) == std::string::npos)
+                msg += "; the declared " + dist + " (" + p->source + ") loads " + other + ", not " + n +
+                       ": this library was built for another CUDA major than that " + dist;
+        }
+      }
       auto& a = agg[n];
       if (a.libs++ == 0) {
         a.member = lib.member;
@@ -80,6 +170,12 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
       }
     }
   }
+  auto others = [](const Agg& a) {
+    return a.libs > 1 ? " (and in " + std::to_string(a.libs - 1) + " other librar" + (a.libs == 2 ? "y" : "ies") +
+                            " of the wheel)"
+                      : std::string();
+  };
+  for (const auto& [n, a] : notes) out.note(a.member, "DT_NEEDED " + n, a.msg + others(a), a.hint);
   // One finding per name: the first library's details, and how many others.
   for (const auto& [n, a] : agg)
     out.emit(a.member, "DT_NEEDED " + n,

@@ -1,0 +1,116 @@
+// Which distributions provide a library. See include/cuwheel/model/providers.h.
+#include "cuwheel/model/providers.h"
+
+#include <initializer_list>
+
+#include "cuwheel/cuda/libclass.h"
+#include "cuwheel/model/loading.h"
+#include "cuwheel/wheel/pep508.h"
+
+namespace cuwheel::model {
+
+namespace {
+
+// torch 2.15.0 (cp311, manylinux_2_28_x86_64, the CUDA 13 build PyPI
+// serves): the shared libraries of torch/lib, and the CUDA libraries that
+// `import torch` puts in the process (NEEDED by libtorch_cuda.so,
+// libtorch_cpu.so, libc10_cuda.so, libtorch_python.so, libtorch_nvshmem.so,
+// read from the wheel). The CUDA 12 names are those of torch 2.8.0, the
+// last CUDA 12 build on PyPI (cu128), read the same way.
+constexpr const char* kTorchOwn[] = {
+    "libc10.so",          "libc10_cuda.so",         "libcaffe2_nvrtc.so",  "libshm.so",
+    "libtorch.so",        "libtorch_cpu.so",        "libtorch_cuda.so",    "libtorch_cuda_linalg.so",
+    "libtorch_global_deps.so", "libtorch_nvshmem.so", "libtorch_python.so", "libgomp.so.1"};
+constexpr const char* kTorchLoads13[] = {
+    "libcudart.so.13",  "libcublas.so.13",   "libcublasLt.so.13", "libcufft.so.12",
+    "libcusparse.so.12", "libcufile.so.0",   "libcusparseLt.so.0", "libnccl.so.2",
+    "libcudnn.so.9",    "libnvrtc.so.13",    "libcupti.so.13",    "libnvshmem_host.so.3"};
+constexpr const char* kTorchLoads12[] = {
+    "libcudart.so.12", "libcublas.so.12", "libcublasLt.so.12", "libcufft.so.11", "libcusparse.so.12",
+    "libcufile.so.0",  "libcusparseLt.so.0", "libnccl.so.2",   "libcurand.so.10", "libcudnn.so.9",
+    "libcupti.so.12"};
+
+// RAPIDS C++ libraries: each wheel puts its library in <pkg>/lib64
+// (librmm-cu12, libraft-cu12, libkvikio-cu12, libcudf-cu12 26.10 and
+// rapids-logger 0.3.0 read from their wheels; libcuvs-cu12 assumed to
+// follow the same layout), and
+// the Python packages load it before importing their extensions
+// (`librmm.load_library()`).
+struct Rapids {
+  const char* distribution;  // without the -cuNN suffix, or the full name
+  const char* package;
+  const char* soname;
+  bool per_major;
+};
+constexpr Rapids kRapids[] = {
+    {"librmm", "librmm", "librmm.so", true},       {"libraft", "libraft", "libraft.so", true},
+    {"libcudf", "libcudf", "libcudf.so", true},    {"libcuvs", "libcuvs", "libcuvs.so", true},
+    {"libkvikio", "libkvikio", "libkvikio.so", true}, {"rapids-logger", "rapids_logger", "librapids_logger.so", false},
+};
+
+std::string file_name(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+Providers Providers::builtin() {
+  Providers p;
+  const std::string torch_src = "torch 2.15.0 wheel (built-in table)";
+  for (const char* n : kTorchOwn) p.add(n, Provider{"torch", "torch/lib", true, torch_src});
+  for (const char* n : kTorchLoads13) p.add(n, Provider{"torch", "", false, torch_src + ", its CUDA 13 build"});
+  for (const char* n : kTorchLoads12)
+    p.add(n, Provider{"torch", "", false, "torch 2.8.0 wheel (built-in table), its CUDA 12 build"});
+  for (const auto& r : kRapids) {
+    const std::string folder = std::string(r.package) + "/lib64";
+    const std::string src = std::string(r.distribution) + " wheels (built-in table)";
+    if (r.per_major) {
+      for (const char* suffix : {"-cu12", "-cu13"})
+        p.add(r.soname, Provider{std::string(r.distribution) + suffix, folder, true, src});
+    } else {
+      p.add(r.soname, Provider{r.distribution, folder, true, src});
+    }
+  }
+  return p;
+}
+
+void Providers::add(const std::string& soname, Provider p) { by_soname_[soname].push_back(std::move(p)); }
+
+void Providers::add_wheel(const CheckModel& m, const std::string& source, Provider::From from) {
+  if (m.kind != CheckModel::Kind::wheel || m.unreadable) return;
+  std::string dist;
+  if (m.metadata && !m.metadata->name.empty()) dist = normalize_name(m.metadata->name);
+  else if (m.parsed_filename) dist = normalize_name(m.parsed_filename->distribution);
+  if (dist.empty()) return;
+  wheel_dists_[dist] = true;
+  // A wheel's facts replace the built-in table's for its distribution.
+  for (auto& [name, list] : by_soname_)
+    std::erase_if(list, [&](const Provider& p) { return p.distribution == dist && p.from == Provider::From::builtin; });
+  for (const auto& lib : m.libraries) {
+    if (!loadable(lib) || lib.member.empty()) continue;
+    auto where = install_path(lib.member);
+    if (!where) continue;
+    const std::string dir = dir_of(*where);
+    add(file_name(*where), Provider{dist, dir, true, source, from});
+    if (lib.load.soname && *lib.load.soname != file_name(*where))
+      add(*lib.load.soname, Provider{dist, dir, true, source, from});
+    for (const auto& n : lib.load.needed)
+      if (classify_soname(n).kind == LibraryKind::cuda_toolkit) add(n, Provider{dist, "", false, source, from});
+  }
+}
+
+std::vector<const Provider*> Providers::find(const std::string& soname) const {
+  std::vector<const Provider*> out;
+  auto it = by_soname_.find(soname);
+  if (it == by_soname_.end()) return out;
+  for (const auto& p : it->second)
+    if (p.from != Provider::From::builtin) out.push_back(&p);
+  for (const auto& p : it->second)
+    if (p.from == Provider::From::builtin) out.push_back(&p);
+  return out;
+}
+
+bool Providers::has_wheel_of(const std::string& distribution) const { return wheel_dists_.count(distribution) > 0; }
+
+}  // namespace cuwheel::model
