@@ -97,7 +97,11 @@ TEST(RulesLoading, UnresolvedNeededAlongTheLoadingChain) {
 
 TEST(RulesLoading, BuildMachinePath) {
   auto fs = run("lw_paths" + kTag);
-  EXPECT_EQ(count(fs, "build-machine-path"), 2u) << dump(fs);  // field report 6
+  // Both libraries NEED only the system's libraries: the loader never
+  // searches the absolute entries for anything that could be there.
+  EXPECT_EQ(count(fs, "build-machine-path"), 2u) << dump(fs);
+  for (const auto& f : fs)
+    if (f.rule == "build-machine-path") EXPECT_EQ(f.severity, Severity::note) << f.message;
   EXPECT_EQ(count(run("lw_paths_ok" + kTag), "build-machine-path"), 0u);
 }
 
@@ -351,4 +355,16 @@ TEST(RulesLoading, CudaMajorOfTheGivenDependencyWheelDecides) {
     if (f.rule == "unresolved-needed" && f.severity == Severity::error)
       said |= f.message.find("loads libcudart.so.13, not libcudart.so.12") != std::string::npos;
   EXPECT_TRUE(said) << dump(given);
+}
+
+TEST(RulesLoading, BuildMachinePathSearchedForACudaLibraryFieldReport6) {
+  // libabs_first.so: /usr/local/cuda/lib64 is searched before NVIDIA's
+  // folder for libcudart.so.13 (field report 6: the system toolkit wins);
+  // libabs_after.so: the NVIDIA folder comes first and finds it.
+  auto fs = run_deps("dp_abs" + kTag);
+  ASSERT_EQ(count(fs, "build-machine-path"), 2u) << dump(fs);
+  for (const auto& f : fs)
+    if (f.rule == "build-machine-path")
+      EXPECT_EQ(f.severity, f.member.find("libabs_first") != std::string::npos ? Severity::error : Severity::note)
+          << f.member << ": " << f.message;
 }

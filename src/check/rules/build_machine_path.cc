@@ -3,6 +3,14 @@
 // /opt/...), or an entry that names a build tree (/tmp/, /build/, /home/,
 // /root/, /__w/, /github/workspace, ...) anywhere in it. `$ORIGIN`-relative
 // entries inside the wheel are fine. Field report 6 (cupy/cupy#1065).
+//
+// An absolute entry can only do harm for the names the loader searches it
+// for. When every DT_NEEDED of the library is the system's or the driver's,
+// a library a declared dependency has loaded first (found by soname, no
+// search), or found through an $ORIGIN entry that comes before the absolute
+// one, the entry is never consulted for a CUDA library: a note (catboost's
+// /home/runner/... entries, bitsandbytes' /usr/local/cuda-12.x entries
+// beside a torch that loads libcudart).
 #include <string_view>
 
 #include "loading_util.h"
@@ -23,13 +31,57 @@ std::string build_tree(const std::string& entry) {
 }  // namespace
 
 void build_machine_path(const Context& ctx, Emitter& out) {
-  for (const auto& lib : ctx.model.libraries) {
+  const CheckModel& m = ctx.model;
+  const auto declared = loading::declared_distributions(m);
+  const bool wheel = m.kind == CheckModel::Kind::wheel;
+  const auto tree_files = loading::build_tree(m);
+  const model::LoadResolution loads = model::resolve_loads(m, tree_files);
+  for (size_t li = 0; li < m.libraries.size(); ++li) {
+    const LibraryModel& lib = m.libraries[li];
     if (!loading::loadable(lib)) continue;
     auto where = lib.member.empty() ? std::nullopt : loading::install_path(lib.member);
     if (where) where = loading::dir_of(*where);
+    const auto searched = loading::search_entries(lib, where);
+    // Is the absolute entry at `pos` of the searched entries ever
+    // consulted for a name that is not the system's or the driver's?
+    auto harmless = [&](size_t pos) {
+      if (!wheel || loads.needed[li].size() != lib.load.needed.size()) return false;
+      for (size_t k = 0; k < lib.load.needed.size(); ++k) {
+        using How = model::NeededResolution::How;
+        const auto& r = loads.needed[li][k];
+        if (r.how == How::system || r.how == How::driver || r.how == How::as_path) continue;
+        if (r.how == How::unresolved) {
+          if (loading::declared_provider(ctx, declared, lib.load.needed[k])) continue;
+          return false;
+        }
+        if (r.how == How::loaded || r.how == How::loader_rpath) continue;
+        size_t at = searched.size();
+        for (size_t i = 0; i < searched.size(); ++i)
+          if (searched[i].raw == r.entry) {
+            at = i;
+            break;
+          }
+        if (at > pos) return false;  // the absolute entry is searched first
+      }
+      return true;
+    };
+    size_t pos = 0;
     for (const auto& e : loading::all_entries(lib, where)) {
       std::string tree = build_tree(e.raw);
-      if (e.kind == loading::SearchEntry::Kind::absolute) {
+      size_t here = searched.size();
+      for (size_t i = pos; i < searched.size(); ++i)
+        if (searched[i].raw == e.raw && searched[i].tag == e.tag) {
+          here = i;
+          break;
+        }
+      if (e.kind == loading::SearchEntry::Kind::absolute && (here == searched.size() || harmless(here))) {
+        out.note(lib.member, e.tag + " " + e.raw,
+                 "absolute " + e.tag + " entry " + e.raw + (tree.empty() ? "" : " (a build-machine path)") +
+                     " points outside the installed wheel, but the loader never searches it for a library that "
+                     "could be there: every DT_NEEDED is the system's, the driver's, loaded by a declared "
+                     "dependency or found through an entry before it",
+                 "remove it (build with -Wl,-rpath,'$ORIGIN/...' only, or let the repair step rewrite it)");
+      } else if (e.kind == loading::SearchEntry::Kind::absolute) {
         out.emit(lib.member, e.tag + " " + e.raw,
                  "absolute " + e.tag + " entry " + e.raw + (tree.empty() ? "" : " (a build-machine path)") +
                      " points outside the installed wheel; it finds whatever that path holds on the user's machine",

@@ -161,4 +161,20 @@ std::string join_some(const std::vector<std::string>& items, size_t max) {
   return out;
 }
 
+std::map<std::string, std::string> declared_distributions(const CheckModel& m) {
+  std::map<std::string, std::string> out;
+  if (!m.metadata) return out;
+  const std::string self = normalize_name(m.metadata->name);
+  for (const auto& text : m.metadata->requires_dist)
+    if (auto r = Requirement::parse(text); r && r->normalized_name() != self) out.emplace(r->normalized_name(), text);
+  return out;
+}
+
+const model::Provider* declared_provider(const Context& ctx, const std::map<std::string, std::string>& declared,
+                                         const std::string& soname) {
+  for (const model::Provider* p : ctx.providers.find(soname))
+    if (declared.count(p->distribution)) return p;
+  return nullptr;
+}
+
 }  // namespace cuwheel::check::rule_impl::loading

@@ -50,6 +50,16 @@ using model::build_tree;
 using model::loadable;
 using model::Tree;
 
+/// The distributions the wheel declares (any Requires-Dist, behind an extra
+/// or not, its own name left out), PEP 503-normalized, with the text that
+/// declares each.
+std::map<std::string, std::string> declared_distributions(const CheckModel& m);
+
+/// A provider of `soname` (model/providers.h) that the wheel declares, or
+/// nullptr: the name is in the process once that dependency is loaded.
+const model::Provider* declared_provider(const Context& ctx, const std::map<std::string, std::string>& declared,
+                                         const std::string& soname);
+
 /// The NVIDIA distributions whose folder is `dir` (install-relative), any major.
 std::vector<Distribution> distributions_in(const std::string& dir);
 

@@ -154,7 +154,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
         // A declared dependency whose given wheel loads another major of
         // the name (a CUDA 12 extension beside a CUDA 13 torch).
         for (const auto& [dist, text] : deps) {
-          if (!ctx.providers.has_wheel_of(dist)) continue;
+          if (dist == own || !ctx.providers.has_wheel_of(dist)) continue;
           for (const auto& other : other_majors(n))
             for (const Provider* p : ctx.providers.find(other))
               if (p->distribution == dist && msg.find(" loads " + other) == std::string::npos)
