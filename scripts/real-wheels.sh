@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# real-wheels.sh — runs `cuwheel check` with the built-in policy on real CUDA
+# wheels from PyPI and prints, per wheel, the findings by severity and rule,
+# the CPU time and peak memory of the check, and the CPU time of
+# `unzip -p WHEEL > /dev/null` on the same wheel (the floor for reading
+# every member once), as a Markdown table. Not run in CI: it needs network
+# access to PyPI on first use and several GB of disk.
+#
+# The findings themselves are read by hand: docs/check-real-wheels.md is
+# the classification (real / harmless by design, with the mechanism /
+# wrong) of what this script reports.
+#
+# How to run
+#   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo && cmake --build build
+#   scripts/real-wheels.sh > /tmp/real-wheels.md      # the table
+#   FINDINGS=1 scripts/real-wheels.sh                  # also every finding's first line
+#
+# Environment
+#   CUWHEEL      cuwheel binary (default build/cuwheel)
+#   WHEEL_CACHE  folder of downloaded wheels (default .cache/wheels); a wheel
+#                already there is not downloaded again
+#   WHEELS       space-separated pinned pip specs (default: the list below)
+#   DEPS         a folder of dependency wheels passed as --deps (optional)
+#   PLATFORM     pip --platform (default manylinux_2_28_x86_64, with the
+#                older manylinux tags it implies)
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CUWHEEL=${CUWHEEL:-$repo/build/cuwheel}
+WHEEL_CACHE=${WHEEL_CACHE:-$repo/.cache/wheels}
+PLATFORM=${PLATFORM:-manylinux_2_28_x86_64}
+# NVIDIA's and others' (framework extensions, RAPIDS, multi-backend wheels,
+# auditwheel-repaired wheels), pinned so that reruns read the same bytes.
+WHEELS=${WHEELS:-"torch==2.15.0 torch==2.8.0 sgl-kernel==0.3.21 bitsandbytes==0.50.2 catboost==1.2.10 \
+librmm-cu12==26.10.0 libraft-cu12==26.10.0 libkvikio-cu12==26.10.0 libcudf-cu12==26.10.2 \
+rapids-logger==0.3.0 nvidia-cublas==13.10.0.20 nvidia-nccl-cu13==2.32.3 nvidia-cusparse==12.9.4.2 \
+nvidia-cudnn-cu13==9.28.1.4 jax-cuda13-plugin==0.10.2 cupy-cuda12x==14.2.0"}
+
+[ -x "$CUWHEEL" ] || { echo "real-wheels: no cuwheel binary at $CUWHEEL (build first)" >&2; exit 2; }
+mkdir -p "$WHEEL_CACHE"
+plat_args=(--platform "$PLATFORM" --platform manylinux_2_27_x86_64 --platform manylinux_2_24_x86_64
+           --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64)
+deps_args=()
+[ -n "${DEPS:-}" ] && deps_args=(--deps "$DEPS")
+
+cpu_of() {  # cpu_of FILE -> "user+sys seconds" from /usr/bin/time -f '%U %S %M'
+  awk '{printf "%.2f", $1 + $2}' "$1"
+}
+rss_of() { awk '{printf "%.0f", $3 / 1024}' "$1"; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "| wheel | size (MB) | errors | warnings | notes | findings by rule | check CPU (s) | unzip CPU (s) | ratio | check peak (MB) |"
+echo "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"
+for spec in $WHEELS; do
+  name=${spec%%==*}; ver=${spec#*==}
+  norm=$(echo "$name" | tr 'A-Z-.' 'a-z__')
+  f=$(ls "$WHEEL_CACHE/$norm-$ver-"*.whl 2>/dev/null | head -n1 || true)
+  if [ -z "$f" ]; then
+    python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.11 \
+      "${plat_args[@]}" -d "$WHEEL_CACHE" "$spec" >&2
+    f=$(ls "$WHEEL_CACHE/$norm-$ver-"*.whl | head -n1)
+  fi
+  /usr/bin/time -f '%U %S %M' -o "$work/t.check" "$CUWHEEL" check "${deps_args[@]}" --format json "$f" \
+    > "$work/out.json" 2> "$work/err" || true
+  /usr/bin/time -f '%U %S %M' -o "$work/t.unzip" unzip -p "$f" > /dev/null
+  read -r errors warnings notes rules < <(python3 - "$work/out.json" <<'PY'
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+s = d["summary"]
+c = collections.Counter(f'{f["rule"]} ({f["severity"]})' for f in d["findings"])
+print(s["errors"], s["warnings"], s.get("notes", 0), ", ".join(f"{k} x{v}" for k, v in sorted(c.items())) or "-")
+PY
+)
+  size=$(du -m "$f" | cut -f1)
+  cc=$(cpu_of "$work/t.check"); uc=$(cpu_of "$work/t.unzip")
+  ratio=$(awk -v a="$cc" -v b="$uc" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+  echo "| $(basename "$f") | $size | $errors | $warnings | $notes | $rules | $cc | $uc | $ratio | $(rss_of "$work/t.check") |"
+  if [ -n "${FINDINGS:-}" ]; then
+    python3 - "$work/out.json" <<'PY' >&2
+import json, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    print(f'  {f["severity"]}[{f["rule"]}] {f["member"]}: {f["message"][:200]}')
+PY
+  fi
+done
