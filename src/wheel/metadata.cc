@@ -422,12 +422,22 @@ Record Record::parse(ByteView data, std::string_view what, WarningSink& warnings
     }
     rec.entries.push_back(std::move(e));
   }
+  rec.index.reserve(rec.entries.size());
+  for (size_t k = 0; k < rec.entries.size(); ++k) rec.index.emplace(rec.entries[k].path, k);
+  rec.indexed = rec.entries.size();
   return rec;
 }
 
 const RecordEntry* Record::find(std::string_view path) const {
-  for (const auto& e : entries)
-    if (e.path == path) return &e;
+  // The first `indexed` entries are in the index; entries added after
+  // parse() are scanned.
+  const size_t from = std::min(indexed, entries.size());
+  if (from) {
+    auto it = index.find(std::string(path));
+    if (it != index.end() && it->second < entries.size() && entries[it->second].path == path) return &entries[it->second];
+  }
+  for (size_t k = from; k < entries.size(); ++k)
+    if (entries[k].path == path) return &entries[k];
   return nullptr;
 }
 

@@ -306,3 +306,32 @@ TEST(MetadataDistInfo, LocatesAndCompares) {
 
 }  // namespace
 }  // namespace cuwheel
+
+// Record::find is looked up once per member (issue: quadratic RECORD
+// lookup on wheels of 200,000 members); the index must give the same
+// answers as the scan: the first entry of a path, entries added later too.
+namespace cuwheel {
+TEST(RecordIndex, FirstEntryOfAPathAndEntriesAddedLater) {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "pkg/m" + std::to_string(i) + ".py,sha256=AAAA,1\n";
+  text += "pkg/m7.py,sha256=BBBB,2\n";  // a second line for one path
+  WarningSink w;
+  Record r = Record::parse(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), "RECORD", w);
+  ASSERT_EQ(r.entries.size(), 20001u);
+  const RecordEntry* e = r.find("pkg/m7.py");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->hash_value, "AAAA");  // the first one
+  EXPECT_EQ(e->line, 8u);
+  EXPECT_NE(r.find("pkg/m19999.py"), nullptr);
+  EXPECT_EQ(r.find("pkg/m20000.py"), nullptr);
+  EXPECT_EQ(r.find(""), nullptr);
+  RecordEntry added;
+  added.path = "pkg/late.py";
+  r.entries.push_back(added);
+  ASSERT_NE(r.find("pkg/late.py"), nullptr);
+  EXPECT_EQ(r.find("pkg/late.py")->path, "pkg/late.py");
+  Record hand;  // built by hand, never indexed
+  hand.entries.push_back(added);
+  EXPECT_NE(hand.find("pkg/late.py"), nullptr);
+}
+}  // namespace cuwheel
