@@ -43,10 +43,10 @@ plat_args=(--platform "$PLATFORM" --platform manylinux_2_27_x86_64 --platform ma
 deps_args=()
 [ -n "${DEPS:-}" ] && deps_args=(--deps "$DEPS")
 
-cpu_of() {  # cpu_of FILE -> "user+sys seconds" from /usr/bin/time -f '%U %S %M'
-  awk '{printf "%.2f", $1 + $2}' "$1"
-}
-rss_of() { awk '{printf "%.0f", $3 / 1024}' "$1"; }
+# /usr/bin/time -f '%U %S %M' writes "Command exited with non-zero status N"
+# first when the command fails: the figures are on the last line.
+cpu_of() { tail -n1 "$1" | awk '{printf "%.2f", $1 + $2}'; }
+rss_of() { tail -n1 "$1" | awk '{printf "%.0f", $3 / 1024}'; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -72,7 +72,7 @@ c = collections.Counter(f'{f["rule"]} ({f["severity"]})' for f in d["findings"])
 print(s["errors"], s["warnings"], s.get("notes", 0), ", ".join(f"{k} x{v}" for k, v in sorted(c.items())) or "-")
 PY
 )
-  size=$(du -m "$f" | cut -f1)
+  size=$(du -Lm "$f" | cut -f1)
   cc=$(cpu_of "$work/t.check"); uc=$(cpu_of "$work/t.unzip")
   ratio=$(awk -v a="$cc" -v b="$uc" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
   echo "| $(basename "$f") | $size | $errors | $warnings | $notes | $rules | $cc | $uc | $ratio | $(rss_of "$work/t.check") |"
