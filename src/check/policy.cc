@@ -329,7 +329,7 @@ Expected<Policy> load_policy(const std::string& path) {
     for (const auto& [k, v] : *st) {
       auto s = v.value<std::string>();
       auto sev = s ? parse_severity(*s) : std::nullopt;
-      if (!sev) return Error(where(path, v) + ": severity." + std::string(k.str()) + " must be error, warning or off");
+      if (!sev) return Error(where(path, v) + ": severity." + std::string(k.str()) + " must be error, warning, note or off");
       if (!find_rule(k.str())) {
         std::string hint = suggest_rule(k.str());
         return Error(where(path, v) + ": unknown rule \"" + std::string(k.str()) + "\"" +

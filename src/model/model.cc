@@ -208,6 +208,14 @@ LibraryModel read_object(ByteView bytes, const ReadObjectOptions& opts, const st
     return std::move(lib);
   };
   if (lib.is_elf) {
+    // A file cut before the end of its section or program header table is
+    // unreadable for every command, as for `list`: what the rest of the
+    // reader would find without those tables is partial (the section-less
+    // path misses containers in data sections and a cubin's 'a').
+    if (auto t = elf::truncated_header_tables(bytes)) {
+      lib.elf_error = lib.error = *t;
+      return finish();
+    }
     auto f = elf::File::parse(bytes, &w);
     if (!f) {
       lib.elf_error = lib.error = f.error().message();

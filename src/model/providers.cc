@@ -59,9 +59,10 @@ Providers Providers::builtin() {
   Providers p;
   const std::string torch_src = "torch 2.15.0 wheel (built-in table)";
   for (const char* n : kTorchOwn) p.add(n, Provider{"torch", "torch/lib", true, torch_src});
-  for (const char* n : kTorchLoads13) p.add(n, Provider{"torch", "", false, torch_src + ", its CUDA 13 build"});
+  for (const char* n : kTorchLoads13)
+    p.add(n, Provider{"torch", "", false, "built-in table: torch's CUDA 13 builds, names read from torch 2.15.0"});
   for (const char* n : kTorchLoads12)
-    p.add(n, Provider{"torch", "", false, "torch 2.8.0 wheel (built-in table), its CUDA 12 build"});
+    p.add(n, Provider{"torch", "", false, "built-in table: torch's CUDA 12 builds, names read from torch 2.8.0"});
   for (const auto& r : kRapids) {
     const std::string folder = std::string(r.package) + "/lib64";
     const std::string src = std::string(r.distribution) + " wheels (built-in table)";

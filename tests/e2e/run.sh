@@ -230,8 +230,41 @@ expect_rc 0 check --format sarif "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x8
 expect_out '"level": "note"'
 expect_rc 2 check --deps "$DP/nope" "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x86_64.whl"
 expect_rc 2 check --deps "$BIN/libplain.so" "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x86_64.whl"
-expect_out 'not a wheel'
+expect_out 'takes wheels; this is not one'
 expect_rc 2 check --deps "" "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x86_64.whl"
+
+# Review regressions: a library cut inside its section header table, a raw
+# fatbin or cubin that lies, are unreadable for show and check as for list;
+# a --deps wheel with no METADATA or a hostile Name cannot provide anything.
+head -c 53414 "$BIN/libmulti.so" > "$WORK/cutshdr.so"
+expect_rc 2 check "$WORK/cutshdr.so"
+expect_out 'cutshdr.so: error\[unreadable\]: truncated ELF file'
+expect_rc 2 show "$WORK/cutshdr.so"
+head -c 6710 "$BIN/a.fatbin" > "$WORK/cut.fatbin"
+expect_rc 2 show "$WORK/cut.fatbin"
+head -c 2567 "$ROOT/tests/fixtures/abi8/cu130_sm_100a.cubin" > "$WORK/cut.cubin"
+expect_rc 2 show "$WORK/cut.cubin"
+expect_rc 2 check "$WORK/cut.cubin"
+python3 - "$DP/torch/torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl" "$WORK" <<'PY'
+import sys, zipfile
+src, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(src) as zi:
+    items = [(i, zi.read(i)) for i in zi.infolist()]
+def write(name, fix):
+    with zipfile.ZipFile(f"{out}/{name}", "w") as zo:
+        for i, d in items:
+            d = fix(i.filename, d)
+            if d is not None:
+                zo.writestr(i, d)
+write("nometa-1.0-py3-none-any.whl", lambda n, d: None if n.endswith("METADATA") else d)
+write("badname-1.0-py3-none-any.whl",
+      lambda n, d: d.replace(b"Name: torch", b"Name: ::error file=x::INJ\x1b[2J") if n.endswith("METADATA") else d)
+PY
+expect_rc 2 check --deps "$WORK/nometa-1.0-py3-none-any.whl" "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x86_64.whl"
+expect_out 'nometa-1.0-py3-none-any.whl: error\[unreadable\]: .*no readable METADATA'
+expect_rc 2 check --format github --deps "$WORK/badname-1.0-py3-none-any.whl" "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x86_64.whl"
+if grep -q '^::error file=x' "$WORK/out" || grep -q $'\x1b' "$WORK/out"; then bad "a hostile --deps Name reached the output raw"; else ok; fi
+expect_out 'is not a valid project name'
 
 # Text and JSON keep listing what cuobjdump refuses, with one warning.
 expect_rc 0 list "$RF/arch35_e2.so"
@@ -389,7 +422,7 @@ expect_rc 0 list --format json "$WORK/$(printf 'bad\xff.so')" a.cubin
 if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/out"; then ok; else bad "JSON with a non-UTF-8 file name"; fi
 head -c 8805 "$BIN/libsuffix.so" > "$WORK/trunc.so"
 expect_rc 2 check "$WORK/trunc.so"
-expect_out 'trunc.so: error\[unreadable\]: PT_DYNAMIC'
+expect_out 'trunc.so: error\[unreadable\]: truncated ELF file: section header table'
 expect_rc 2 check libtextmember.a
 expect_out 'libtextmember.a:notes.txt: error\[unreadable\]'
 expect_rc 2 check --sass sm_8x libplain.so

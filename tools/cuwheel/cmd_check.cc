@@ -13,6 +13,8 @@
 #include <tuple>
 
 #include "cli.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/wheel/pep508.h"
 #include "commands.h"
 #include "cuwheel/check/check.h"
 #include "cuwheel/render/report.h"
@@ -230,11 +232,29 @@ int run_check() {
       continue;
     }
     for (auto& m : *ms) {
-      if (m.kind != check::CheckModel::Kind::wheel || m.unreadable) {
-        summary.unreadable.emplace_back(m.path, "--deps takes wheels: not a wheel");
+      // A dependency wheel is read like a checked one: what could not be
+      // read is named, and a wheel whose distribution name is missing or
+      // not a valid project name cannot say what it provides.
+      auto unreadable = [&](const std::string& where, const std::string& msg) {
+        summary.unreadable.emplace_back(where, where + ": " + msg);
         summary.unreadable_inputs.push_back(m.path);
+      };
+      for (const auto& [where, msg] : m.read_errors) {
+        summary.unreadable.emplace_back(where, msg + " (in a --deps wheel)");
+        summary.unreadable_inputs.push_back(m.path);
+      }
+      if (m.unreadable) continue;
+      if (m.kind != check::CheckModel::Kind::wheel) {
+        unreadable(m.path, "--deps takes wheels; this is not one");
         continue;
       }
+      if (!m.metadata || m.metadata->name.empty() || !is_valid_name(m.metadata->name)) {
+        unreadable(m.path, "--deps: " + std::string(!m.metadata ? "no readable METADATA" + (m.metadata_error.empty() ? std::string() : " (" + m.metadata_error + ")")
+                                                                  : "METADATA Name \"" + printable(m.metadata->name) + "\" is not a valid project name") +
+                               ", so it cannot say which distribution it is");
+        continue;
+      }
+      if (!m.read_errors.empty()) continue;  // partial facts would mislead
       deps.push_back(std::move(m));
     }
   }

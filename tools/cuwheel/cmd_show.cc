@@ -224,7 +224,9 @@ json device_json(const DeviceSummary& s) {
   json data = json::array();
   for (const auto& [section, n] : s.data_sections) data.push_back(json{{"section", section}, {"containers", n}});
   j["data_sections"] = data;
-  if (!s.sass.empty() || !s.ptx.empty()) j["runs_on"] = runs_on_json(s);
+  // An object with LTO-IR gets its final code at the device link that
+  // consumes it: no prediction for it (as no-ptx-fallback makes none).
+  if ((!s.sass.empty() || !s.ptx.empty()) && s.ltoir.empty()) j["runs_on"] = runs_on_json(s);
   return j;
 }
 
@@ -266,6 +268,9 @@ class ShowVisitor : public InputVisitor {
       r.load = std::move(lib.load);
       r.symbol_needs = std::move(lib.cuda_symbol_needs);
     }
+    // Device code that could not be read at all (a raw fatbin or cubin
+    // whose structure lies) is unreadable input, as for list and check.
+    if (!lib.device_read && !lib.device_error.empty()) error(obj.display(), Error(lib.device_error));
     if (lib.device_read) {
       if (lib.device.stopped) error(obj.display(), *lib.device.stopped);
       // show reads every payload (kernels, PTX directives): one that does
