@@ -368,3 +368,15 @@ TEST(RulesLoading, BuildMachinePathSearchedForACudaLibraryFieldReport6) {
       EXPECT_EQ(f.severity, f.member.find("libabs_first") != std::string::npos ? Severity::error : Severity::note)
           << f.member << ": " << f.message;
 }
+
+TEST(RulesLoading, UnresolvedRunpathMattersWhenSearchedFirst) {
+  auto fs = run_deps("dp_rp" + kTag);
+  size_t first_errors = 0, after_notes = 0;
+  for (const auto& f : fs) {
+    if (f.rule != "unresolved-runpath") continue;
+    if (f.member.find("librp_first") != std::string::npos) first_errors += f.severity == Severity::error;
+    if (f.member.find("librp_after") != std::string::npos) after_notes += f.severity == Severity::note;
+  }
+  EXPECT_EQ(first_errors, 2u) << dump(fs);  // the escaping entry, the missing folder
+  EXPECT_EQ(after_notes, 2u) << dump(fs);
+}

@@ -33,7 +33,6 @@ std::string build_tree(const std::string& entry) {
 void build_machine_path(const Context& ctx, Emitter& out) {
   const CheckModel& m = ctx.model;
   const auto declared = loading::declared_distributions(m);
-  const bool wheel = m.kind == CheckModel::Kind::wheel;
   const auto tree_files = loading::build_tree(m);
   const model::LoadResolution loads = model::resolve_loads(m, tree_files);
   for (size_t li = 0; li < m.libraries.size(); ++li) {
@@ -42,39 +41,11 @@ void build_machine_path(const Context& ctx, Emitter& out) {
     auto where = lib.member.empty() ? std::nullopt : loading::install_path(lib.member);
     if (where) where = loading::dir_of(*where);
     const auto searched = loading::search_entries(lib, where);
-    // Is the absolute entry at `pos` of the searched entries ever
-    // consulted for a name that is not the system's or the driver's?
-    auto harmless = [&](size_t pos) {
-      if (!wheel || loads.needed[li].size() != lib.load.needed.size()) return false;
-      for (size_t k = 0; k < lib.load.needed.size(); ++k) {
-        using How = model::NeededResolution::How;
-        const auto& r = loads.needed[li][k];
-        if (r.how == How::system || r.how == How::driver || r.how == How::as_path) continue;
-        if (r.how == How::unresolved) {
-          if (loading::declared_provider(ctx, declared, lib.load.needed[k])) continue;
-          return false;
-        }
-        if (r.how == How::loaded || r.how == How::loader_rpath) continue;
-        size_t at = searched.size();
-        for (size_t i = 0; i < searched.size(); ++i)
-          if (searched[i].raw == r.entry) {
-            at = i;
-            break;
-          }
-        if (at > pos) return false;  // the absolute entry is searched first
-      }
-      return true;
-    };
-    size_t pos = 0;
+    auto harmless = [&](size_t pos) { return loading::entry_never_decides(ctx, loads, li, searched, pos, declared); };
     for (const auto& e : loading::all_entries(lib, where)) {
       std::string tree = build_tree(e.raw);
-      size_t here = searched.size();
-      for (size_t i = pos; i < searched.size(); ++i)
-        if (searched[i].raw == e.raw && searched[i].tag == e.tag) {
-          here = i;
-          break;
-        }
-      if (e.kind == loading::SearchEntry::Kind::absolute && (here == searched.size() || harmless(here))) {
+      const size_t here = loading::search_position(searched, e);
+      if (e.kind == loading::SearchEntry::Kind::absolute && harmless(here)) {
         out.note(lib.member, e.tag + " " + e.raw,
                  "absolute " + e.tag + " entry " + e.raw + (tree.empty() ? "" : " (a build-machine path)") +
                      " points outside the installed wheel, but the loader never searches it for a library that "

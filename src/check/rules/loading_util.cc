@@ -177,4 +177,39 @@ const model::Provider* declared_provider(const Context& ctx, const std::map<std:
   return nullptr;
 }
 
+bool entry_never_decides(const Context& ctx, const model::LoadResolution& loads, size_t li,
+                         const std::vector<SearchEntry>& searched, size_t pos,
+                         const std::map<std::string, std::string>& declared) {
+  const CheckModel& m = ctx.model;
+  if (m.kind != CheckModel::Kind::wheel || li >= loads.needed.size()) return false;
+  const LibraryModel& lib = m.libraries[li];
+  if (pos >= searched.size()) return true;
+  if (loads.needed[li].size() != lib.load.needed.size()) return false;
+  using How = model::NeededResolution::How;
+  for (size_t k = 0; k < lib.load.needed.size(); ++k) {
+    const auto& r = loads.needed[li][k];
+    if (r.how == How::system || r.how == How::driver || r.how == How::as_path || r.how == How::loaded ||
+        r.how == How::loader_rpath)
+      continue;
+    if (r.how == How::unresolved) {
+      if (declared_provider(ctx, declared, lib.load.needed[k])) continue;
+      return false;
+    }
+    size_t at = searched.size();
+    for (size_t i = 0; i < searched.size(); ++i)
+      if (searched[i].raw == r.entry && searched[i].tag == r.tag) {
+        at = i;
+        break;
+      }
+    if (at > pos) return false;
+  }
+  return true;
+}
+
+size_t search_position(const std::vector<SearchEntry>& searched, const SearchEntry& e) {
+  for (size_t i = 0; i < searched.size(); ++i)
+    if (searched[i].raw == e.raw && searched[i].tag == e.tag) return i;
+  return searched.size();
+}
+
 }  // namespace cuwheel::check::rule_impl::loading

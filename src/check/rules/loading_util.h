@@ -60,6 +60,21 @@ std::map<std::string, std::string> declared_distributions(const CheckModel& m);
 const model::Provider* declared_provider(const Context& ctx, const std::map<std::string, std::string>& declared,
                                          const std::string& soname);
 
+/// True when the loader never consults the search entry `pos` of
+/// `searched` (library `li`'s own entries, model::search_entries) for a
+/// name that a folder could supply: every DT_NEEDED of the library is the
+/// system's or the driver's, was mapped already or found through a
+/// loader's DT_RPATH, is put in the process by a declared dependency, or
+/// is found through an entry before `pos`. A `pos` past the end (an entry
+/// the loader does not search, DT_RPATH beside DT_RUNPATH) is never
+/// consulted. False for inputs that are not wheels.
+bool entry_never_decides(const Context& ctx, const model::LoadResolution& loads, size_t li,
+                         const std::vector<SearchEntry>& searched, size_t pos,
+                         const std::map<std::string, std::string>& declared);
+
+/// The position of `e` in `searched` (same tag and text), or searched.size().
+size_t search_position(const std::vector<SearchEntry>& searched, const SearchEntry& e);
+
 /// The NVIDIA distributions whose folder is `dir` (install-relative), any major.
 std::vector<Distribution> distributions_in(const std::string& dir);
 

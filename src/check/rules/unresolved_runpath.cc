@@ -10,6 +10,13 @@
 // Findings for escaping entries and for undeclared NVIDIA folders are one
 // per library (torch copies its lib/ RPATH onto torch/_C.so, where every
 // entry escapes).
+//
+// An escaping entry, or one naming a folder nothing provides, only matters
+// for the names the loader searches it for: when every DT_NEEDED is found
+// before it (or needs no search: the system's, the driver's, a declared
+// dependency's, already mapped), it is a note (torch's `$ORIGIN/../lib64`
+// on protoc, its `cusparselt/lib` fallback behind the folders that hold
+// its libraries).
 #include <algorithm>
 #include <set>
 
@@ -35,11 +42,19 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
           if (c == '-') c = '_';
         dep_folders.insert(n);
       }
-  for (const auto& lib : m.libraries) {
+  const auto declared = loading::declared_distributions(m);
+  const model::LoadResolution loads = model::resolve_loads(m, tree);
+  for (size_t li = 0; li < m.libraries.size(); ++li) {
+    const LibraryModel& lib = m.libraries[li];
     if (!loading::loadable(lib) || lib.member.empty()) continue;
     auto where = loading::install_path(lib.member);
     if (!where) continue;
     std::string dir = loading::dir_of(*where);
+    const auto searched = loading::search_entries(lib, dir);
+    auto harmless = [&](const loading::SearchEntry& e) {
+      return loading::entry_never_decides(ctx, loads, li, searched, loading::search_position(searched, e), declared);
+    };
+    bool escaping_harmless = true;
     std::set<std::string> seen;
     auto entries = loading::all_entries(lib, dir);
     // Entries that name one folder from several depths ($ORIGIN/../nvidia/cu13/lib
@@ -75,6 +90,7 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
         continue;
       if (e.escapes) {
         escaping.push_back(e.raw);
+        escaping_harmless = escaping_harmless && harmless(e);
         continue;
       }
       if (tree.provides_dir(e.dir)) continue;
@@ -97,13 +113,23 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
       std::string first = e.dir.substr(0, e.dir.find('/'));
       if (dep_folders.count(first)) continue;
       if (!wheel && !m.libraries.empty()) continue;  // installed environments: other distributions fill it
-      out.emit(lib.member, loc,
-               e.tag + " entry " + e.raw + " resolves to " + (e.dir.empty() ? "site-packages itself" : e.dir) +
-                   ", which neither the wheel nor a declared dependency provides",
-               "remove the entry, or ship/declare what it should find there");
+      const std::string what = e.tag + " entry " + e.raw + " resolves to " + (e.dir.empty() ? "site-packages itself" : e.dir) +
+                               ", which neither the wheel nor a declared dependency provides";
+      if (harmless(e))
+        out.note(lib.member, loc,
+                 what + "; the loader finds every DT_NEEDED before it or without a search, so it is dead weight",
+                 "remove the entry");
+      else
+        out.emit(lib.member, loc, what, "remove the entry, or ship/declare what it should find there");
     }
     // One finding per library for the entries that climb out of the tree.
-    if (!escaping.empty())
+    if (!escaping.empty() && escaping_harmless)
+      out.note(lib.member, (lib.load.runpath.empty() ? "DT_RPATH " : "DT_RUNPATH ") + escaping.front(),
+               std::to_string(escaping.size()) + " search-path entr" + (escaping.size() == 1 ? "y climbs" : "ies climb") +
+                   " above site-packages from " + (dir.empty() ? "the root" : dir) + " (" + loading::join_some(escaping, 3) +
+                   "), but the loader finds every DT_NEEDED before them or without a search",
+               "count the '..' from the library's own folder, or remove the entries");
+    else if (!escaping.empty())
       out.emit(lib.member, (lib.load.runpath.empty() ? "DT_RPATH " : "DT_RUNPATH ") + escaping.front(),
                std::to_string(escaping.size()) + " search-path entr" + (escaping.size() == 1 ? "y climbs" : "ies climb") +
                    " above site-packages from " + (dir.empty() ? "the root" : dir) +
