@@ -185,6 +185,8 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
         blob.release(static_cast<uint64_t>(part.data() - v.data()), part.size());
     };
     if (maybe_object && is_library_like(v)) read_object_bytes(m, zm.name, "", v, done);
+    if (zm.name.size() > 3 && zm.name.compare(zm.name.size() - 3, 3, ".py") == 0)
+      for (auto& l : python_loads(zm.name, v)) m.python_loads.push_back(std::move(l));
     if (opts.hash_members) {
       std::string algo = "sha256";
       if (m.record)
@@ -196,6 +198,94 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
 }
 
 }  // namespace
+
+namespace {
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The string literal starting at `p` (after spaces), or "".
+std::string literal_at(std::string_view s, size_t p) {
+  while (p < s.size() && (s[p] == ' ' || s[p] == '\t')) ++p;
+  if (p >= s.size() || (s[p] != '"' && s[p] != '\'')) return "";
+  const char q = s[p];
+  size_t e = s.find(q, p + 1);
+  if (e == std::string_view::npos || e - p > 256) return "";
+  return std::string(s.substr(p + 1, e - p - 1));
+}
+
+bool soname_like(std::string_view t) {
+  if (t.size() < 6 || t.size() > 128 || t.substr(0, 3) != "lib") return false;
+  size_t so = t.find(".so");
+  if (so == std::string_view::npos || so < 4) return false;
+  for (size_t i = 3; i < so; ++i)
+    if (!ident_char(t[i]) && t[i] != '-' && t[i] != '+') return false;
+  for (size_t i = so + 3; i < t.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(t[i])) && t[i] != '.') return false;
+  return true;
+}
+
+}  // namespace
+
+bool PythonLoad::loads(const std::string& soname) const {
+  switch (kind) {
+    case Kind::soname: return soname == name;
+    case Kind::pathfinder: return soname.rfind("lib" + name + ".so", 0) == 0;
+    case Kind::nvidia_module: {
+      std::string stem = name.rfind("lib", 0) == 0 ? name : "lib" + name;
+      return soname.rfind(stem + ".so", 0) == 0;
+    }
+  }
+  return false;
+}
+
+std::string PythonLoad::describe() const {
+  switch (kind) {
+    case Kind::pathfinder: return member + ": load_nvidia_dynamic_lib(\"" + name + "\")";
+    case Kind::nvidia_module: return member + ": nvidia." + name;
+    case Kind::soname: return member + ": \"" + name + "\"";
+  }
+  return member;
+}
+
+std::vector<PythonLoad> python_loads(std::string_view member, ByteView source) {
+  std::vector<PythonLoad> out;
+  const size_t n = std::min<size_t>(source.size(), 4u << 20);
+  if (n == 0) return out;
+  std::string_view s(reinterpret_cast<const char*>(source.data()), n);
+  auto add = [&](PythonLoad::Kind k, std::string name) {
+    for (const auto& l : out)
+      if (l.kind == k && l.name == name) return;
+    out.push_back(PythonLoad{std::string(member), k, std::move(name)});
+  };
+  for (size_t p = s.find("load_nvidia_dynamic_lib("); p != std::string_view::npos;
+       p = s.find("load_nvidia_dynamic_lib(", p + 1)) {
+    std::string lit = literal_at(s, p + 24);
+    bool ok = !lit.empty();
+    for (char c : lit) ok = ok && ident_char(c);
+    if (ok) add(PythonLoad::Kind::pathfinder, lit);
+  }
+  for (size_t p = s.find("nvidia."); p != std::string_view::npos; p = s.find("nvidia.", p + 1)) {
+    if (p > 0 && (ident_char(s[p - 1]) || s[p - 1] == '.')) continue;
+    size_t e = p + 7;
+    while (e < s.size() && ident_char(s[e])) ++e;
+    if (e == p + 7) continue;
+    // `import nvidia.X` / `from nvidia.X` / `nvidia.X.load_library()`
+    size_t ls = s.rfind('\n', p);
+    std::string_view line = s.substr(ls == std::string_view::npos ? 0 : ls + 1, p - (ls == std::string_view::npos ? 0 : ls + 1));
+    size_t f = line.find_first_not_of(" \t");
+    line = f == std::string_view::npos ? std::string_view() : line.substr(f);
+    const bool imported = line == "import " || line == "from ";
+    const bool calls = s.compare(e, 14, ".load_library(") == 0;
+    if (imported || calls) add(PythonLoad::Kind::nvidia_module, std::string(s.substr(p + 7, e - p - 7)));
+  }
+  for (size_t p = 0; p < s.size(); ++p) {
+    if (s[p] != '"' && s[p] != '\'') continue;
+    std::string lit = literal_at(s, p);
+    if (soname_like(lit)) add(PythonLoad::Kind::soname, lit);
+    if (!lit.empty()) p += lit.size() + 1;
+  }
+  return out;
+}
 
 LibraryModel read_object(ByteView bytes, const ReadObjectOptions& opts, const std::function<void(ByteView)>& done) {
   LibraryModel lib;

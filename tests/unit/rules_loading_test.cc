@@ -380,3 +380,39 @@ TEST(RulesLoading, UnresolvedRunpathMattersWhenSearchedFirst) {
   EXPECT_EQ(first_errors, 2u) << dump(fs);  // the escaping entry, the missing folder
   EXPECT_EQ(after_notes, 2u) << dump(fs);
 }
+
+TEST(RulesLoading, NeededLoadedByThePackagesPythonCode) {
+  auto fs = run_deps("dp_pyload" + kTag);
+  EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::note), 1u) << dump(fs);
+  EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::error), 0u) << dump(fs);
+  auto missing = run_deps("dp_pyload_missing" + kTag);
+  EXPECT_EQ(count_sev(missing, "unresolved-needed", Severity::error), 1u) << dump(missing);
+}
+
+TEST(PythonLoads, PathfinderNvidiaModulesAndSonames) {
+  const std::string src =
+      "from cuda.pathfinder import load_nvidia_dynamic_lib\n"
+      "load_nvidia_dynamic_lib(\"nvJitLink\")\n"
+      "load_nvidia_dynamic_lib( 'nvrtc' )\n"
+      "load_nvidia_dynamic_lib(name)\n"            // not a literal: nothing
+      "    import nvidia.libnvcomp\n"
+      "nvidia.cublas.load_library()\n"
+      "x = mynvidia.fake\n"                          // not nvidia.<pkg>
+      "lib = ctypes.CDLL('libcublas.so.12')\n"
+      "s = \"libnot a soname.so\"\n";
+  auto loads = model::python_loads("pkg/load.py", ByteView(reinterpret_cast<const uint8_t*>(src.data()), src.size()));
+  std::vector<std::string> got;
+  for (const auto& l : loads) got.push_back(l.describe());
+  EXPECT_EQ(got, (std::vector<std::string>{"pkg/load.py: load_nvidia_dynamic_lib(\"nvJitLink\")",
+                                           "pkg/load.py: load_nvidia_dynamic_lib(\"nvrtc\")",
+                                           "pkg/load.py: nvidia.libnvcomp", "pkg/load.py: nvidia.cublas",
+                                           "pkg/load.py: \"libcublas.so.12\""}));
+  ASSERT_EQ(loads.size(), 5u);
+  EXPECT_TRUE(loads[0].loads("libnvJitLink.so.12"));
+  EXPECT_FALSE(loads[0].loads("libnvrtc.so.12"));
+  EXPECT_TRUE(loads[2].loads("libnvcomp.so.5"));
+  EXPECT_TRUE(loads[3].loads("libcublas.so.13"));
+  EXPECT_TRUE(loads[4].loads("libcublas.so.12"));
+  EXPECT_FALSE(loads[4].loads("libcublas.so.13"));
+  EXPECT_TRUE(model::python_loads("x.py", ByteView()).empty());
+}

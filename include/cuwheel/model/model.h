@@ -63,6 +63,26 @@ struct ReadObjectOptions {
 LibraryModel read_object(ByteView bytes, const ReadObjectOptions& opts = {},
                          const std::function<void(ByteView)>& done = {});
 
+/// One library a wheel's Python code loads by name (RAPIDS' load.py, cupy's
+/// pathfinder calls, ctypes): the loader then finds a DT_NEEDED of that
+/// name without a search.
+struct PythonLoad {
+  std::string member;  ///< the .py member
+  enum class Kind {
+    pathfinder,     ///< cuda.pathfinder load_nvidia_dynamic_lib("nvrtc"): lib<name>.so*
+    nvidia_module,  ///< `import nvidia.libnvcomp` / nvidia.<pkg>.load_library(): lib<pkg>.so*
+    soname,         ///< a quoted "libcublas.so.12" (ctypes.CDLL / dlopen by name)
+  } kind = Kind::soname;
+  std::string name;    ///< "nvrtc", "libnvcomp", "libcublas.so.12"
+  /// True when `soname` (a DT_NEEDED name) is what this load puts in the process.
+  bool loads(const std::string& soname) const;
+  /// "libcudf/load.py: load_nvidia_dynamic_lib(\"nvrtc\")"
+  std::string describe() const;
+};
+
+/// Scans Python source (at most the first 4 MiB) for the loads above.
+std::vector<PythonLoad> python_loads(std::string_view member, ByteView source);
+
 /// A wheel member as the checks see it.
 struct MemberModel {
   std::string name;
@@ -91,6 +111,10 @@ struct CheckModel {
   std::optional<Record> record;
   std::string record_error;
   std::vector<EntryPoint> entry_points;
+  /// What the wheel's Python files load by name before its extensions
+  /// (python_loads()): filled when members are read in full
+  /// (BuildOptions::hash_members).
+  std::vector<PythonLoad> python_loads;
   std::vector<MemberModel> members;
   uint64_t archive_size = 0;   ///< bytes of the wheel file
   // All inputs.

@@ -17,7 +17,8 @@
 // extension, librmm for a RAPIDS binding) is a note naming that dependency
 // when the wheel declares it (Requires-Dist), and resolved outright when a
 // RUNPATH entry names the dependency's folder; an error naming the
-// provider when the wheel does not declare it.
+// provider when the wheel does not declare it. A name the wheel's own
+// Python code loads by name first (CheckModel::python_loads) is a note too.
 #include <map>
 
 #include "cuwheel/wheel/pep508.h"
@@ -30,6 +31,7 @@ namespace cuwheel::check::rule_impl {
 namespace {
 
 using model::Provider;
+using model::PythonLoad;
 
 // The same library of the other CUDA majors: "libcudart.so.12" ->
 // {"libcudart.so.13"}; CUDA libraries whose soname major follows the CUDA
@@ -111,6 +113,25 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
                               "and declare the package";
       } else {
         hint = "ship the library in the wheel (and reach it through $ORIGIN) or depend on a package that provides it";
+      }
+      // Loaded by name by the package's own Python code before its
+      // libraries (libcudf/load.py: load_nvidia_dynamic_lib("nvrtc"),
+      // nvidia.libnvcomp.load_library()).
+      const PythonLoad* pre = nullptr;
+      for (const auto& l : m.python_loads)
+        if (l.loads(n)) {
+          pre = &l;
+          break;
+        }
+      if (pre) {
+        auto& note = notes[n];
+        if (note.libs++ == 0) {
+          note.member = lib.member;
+          note.msg = "DT_NEEDED " + n + " is found once the package's Python code has loaded it by name (" +
+                     pre->describe() + "); nothing in this wheel finds it by path";
+          note.hint = "keep that load before the first import of this library, or add the providing folder to the RUNPATH";
+        }
+        continue;
       }
       // Provided by a dependency of the wheel?
       const Provider* declared_provider = nullptr;

@@ -1,0 +1,3 @@
+import nvidia.cublas
+ctypes.CDLL('libcudart.so.12')
+load_nvidia_dynamic_lib("nvrtc")
