@@ -3,6 +3,7 @@
 #include <cctype>
 #include <filesystem>
 #include <optional>
+#include <set>
 
 #include "cuwheel/object/archive.h"
 #include "cuwheel/object/identify.h"
@@ -226,6 +227,38 @@ bool soname_like(std::string_view t) {
 
 }  // namespace
 
+namespace {
+
+// The CUDA library sonames held as strings in the read-only data sections
+// of a host ELF file (".rodata", ".rodata.*", ".lrodata"): a library that
+// dlopens libcublas.so.12 by name keeps that string there.
+std::vector<std::string> dlopen_names_of(const elf::File& f) {
+  std::set<std::string> out;
+  const ByteView d = f.data();
+  for (const auto& sec : f.sections()) {
+    if (sec.type != elf::SHT_PROGBITS || !(sec.flags & 0x2 /*SHF_ALLOC*/) || (sec.flags & 0x4 /*SHF_EXECINSTR*/))
+      continue;
+    if (sec.name != ".rodata" && sec.name.rfind(".rodata.", 0) != 0 && sec.name != ".lrodata") continue;
+    if (!in_bounds(d.size(), sec.offset, sec.size)) continue;
+    const char* base = reinterpret_cast<const char*>(d.data()) + sec.offset;
+    std::string_view s(base, sec.size);
+    for (size_t p = s.find(".so"); p != std::string_view::npos && out.size() < 64; p = s.find(".so", p + 3)) {
+      // Back to the start of the string: "lib" after a NUL (or the start).
+      size_t b = p;
+      while (b > 0 && p - b < 64 && s[b - 1] != '\0') --b;
+      if (p - b >= 64 || s.compare(b, 3, "lib") != 0) continue;
+      size_t e = p + 3;
+      while (e < s.size() && (std::isdigit(static_cast<unsigned char>(s[e])) || s[e] == '.')) ++e;
+      if (e >= s.size() || s[e] != '\0') continue;
+      std::string name(s.substr(b, e - b));
+      if (classify_soname(name).kind == LibraryKind::cuda_toolkit) out.insert(std::move(name));
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
+}  // namespace
+
 bool PythonLoad::loads(const std::string& soname) const {
   switch (kind) {
     case Kind::soname: return soname == name;
@@ -314,6 +347,7 @@ LibraryModel read_object(ByteView bytes, const ReadObjectOptions& opts, const st
     }
     file = std::move(*f);
     lib.load = read_load_facts(*file, &w, done);
+    if (file->machine() != elf::EM_CUDA) lib.dlopen_names = dlopen_names_of(*file);
     for (const auto& vn : lib.load.version_needs) lib.version_need_files.push_back(vn.file);
     auto syms = file->dynamic_symbols(&w);
     if (syms) {

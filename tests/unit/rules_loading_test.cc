@@ -416,3 +416,14 @@ TEST(PythonLoads, PathfinderNvidiaModulesAndSonames) {
   EXPECT_FALSE(loads[4].loads("libcublas.so.13"));
   EXPECT_TRUE(model::python_loads("x.py", ByteView()).empty());
 }
+
+TEST(RulesLoading, ASonameOpenedByNameIsAUse) {
+  auto used = run_deps("dp_dlopen" + kTag);
+  EXPECT_EQ(count(used, "unused-dependency"), 0u) << dump(used);
+  auto ms = test_util::models(kDeps + "dp_dlopen" + kTag);
+  ASSERT_EQ(ms.size(), 1u);
+  ASSERT_EQ(ms[0].libraries.size(), 1u);
+  EXPECT_EQ(ms[0].libraries[0].dlopen_names, std::vector<std::string>{"libcublas.so.13"});
+  auto unused = run_deps("dp_dlopen_unused" + kTag);
+  EXPECT_EQ(count(unused, "unused-dependency"), 1u) << dump(unused);
+}

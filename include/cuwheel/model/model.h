@@ -35,6 +35,10 @@ struct LibraryModel {
   std::vector<elf::VersionNeed> version_needs;
   std::vector<std::string> version_need_files;  ///< files named in .gnu.version_r
   std::vector<CudaSymbolNeed> cuda_symbol_needs;  ///< undefined symbols bound to versions of CUDA libraries
+  /// CUDA library sonames the file holds as NUL-terminated strings in its
+  /// read-only data ("libcublas.so.12"): what it may dlopen by name
+  /// (ctranslate2, xgboost's NCCL, libkvikio's cuFile). At most 64, sorted.
+  std::vector<std::string> dlopen_names;
   DeviceCode device;         ///< every entry, payloads decoded (Depth::full); names kept only on request
   DeviceSummary summary;     ///< of `device`, kernel count included
   bool device_read = false;  ///< read_device_code() succeeded (`device` and `summary` are valid)

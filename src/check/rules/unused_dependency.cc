@@ -5,7 +5,11 @@
 // search path may serve dlopen). A warning by default: Python code may load
 // libraries through ctypes or cuda-pathfinder (cupy, jax). Requirements
 // behind an extra and those from cuda-toolkit[all] are opt-in and not judged;
-// nor are wheels without NEEDED entries at all.
+// nor are wheels without NEEDED entries at all. A library the wheel loads by
+// name counts as used: a CUDA soname held as a string in a library's
+// read-only data (LibraryModel::dlopen_names: xgboost's libnccl.so.2,
+// libkvikio's libcufile.so.0) or loaded by its Python files
+// (CheckModel::python_loads).
 #include <map>
 #include <set>
 
@@ -43,6 +47,10 @@ void unused_dependency(const Context& ctx, Emitter& out) {
       auto c = classify_soname(n);
       if (c.kind == LibraryKind::cuda_toolkit) used_components.insert(std::string(c.component));
     }
+    for (const auto& n : lib.dlopen_names) {
+      auto c = classify_soname(n);
+      if (c.kind == LibraryKind::cuda_toolkit) used_components.insert(std::string(c.component));
+    }
     std::optional<std::string> where;
     if (!lib.member.empty()) where = loading::install_path(lib.member);
     if (where)
@@ -70,6 +78,8 @@ void unused_dependency(const Context& ctx, Emitter& out) {
     for (auto s : dist->sonames) {
       auto c = classify_soname(s);
       if (c.kind == LibraryKind::cuda_toolkit && used_components.count(std::string(c.component))) used = true;
+      for (const auto& l : m.python_loads)
+        if (l.loads(std::string(s))) used = true;
     }
     if (!used) unused.push_back(d.requirement);
   }
