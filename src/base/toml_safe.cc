@@ -1,10 +1,75 @@
 #include "base/toml_safe.h"
 
 #include <cstdint>
+#include <optional>
 
 #include "cuwheel/base/fileio.h"
 
 namespace cuwheel::tomlsafe {
+
+namespace {
+
+// toml++ 3.3.0 parses dotted keys, table headers, arrays and inline tables
+// recursively: a key of ~105,000 parts (`k.k.k... = 1`, 220 KB) or arrays
+// nested that deep overflow the stack (SIGSEGV). Before it sees the text,
+// count outside strings and comments the dots of one key (between two of
+// `= [ ] { } ,` and line ends) and the nesting of `[`/`{`; no document the
+// project reads comes near the limit.
+constexpr size_t kMaxKeyParts = 128, kMaxNesting = 128;
+
+std::optional<Error> structure_error(std::string_view s, const std::string& source) {
+  size_t line = 1, dots = 0, depth = 0;
+  auto at = [&](const std::string& what) { return Error(source + ":" + std::to_string(line) + ": " + what); };
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '\n') {
+      ++line;
+      dots = 0;
+      continue;
+    }
+    if (c == '#') {
+      while (i + 1 < s.size() && s[i + 1] != '\n') ++i;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      const bool multi = s.compare(i, 3, std::string(3, c)) == 0;
+      const bool escapes = c == '"';
+      i += multi ? 3 : 1;
+      for (; i < s.size(); ++i) {
+        if (s[i] == '\n') {
+          ++line;
+          if (!multi) break;  // an unterminated string: toml++ reports it
+        }
+        if (escapes && s[i] == '\\') {
+          ++i;
+          if (i < s.size() && s[i] == '\n') ++line;
+          continue;
+        }
+        if (s[i] == c && (!multi || s.compare(i, 3, std::string(3, c)) == 0)) {
+          if (multi) {
+            i += 2;
+            while (i + 1 < s.size() && s[i + 1] == c) ++i;  // """" ends with a quote inside
+          }
+          break;
+        }
+      }
+      continue;
+    }
+    if (c == '.') {
+      if (++dots > kMaxKeyParts) return at("a key or table header of more than " + std::to_string(kMaxKeyParts) + " dotted parts");
+    } else if (c == '=' || c == ',' || c == '[' || c == ']' || c == '{' || c == '}') {
+      dots = 0;
+      if (c == '[' || c == '{') {
+        if (++depth > kMaxNesting) return at("arrays, inline tables and headers nested deeper than " + std::to_string(kMaxNesting) + " levels");
+      } else if ((c == ']' || c == '}') && depth > 0) {
+        --depth;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 Expected<std::string> safe_text(std::string_view text, const std::string& source) {
   std::string out;
@@ -31,6 +96,7 @@ Expected<std::string> safe_text(std::string_view text, const std::string& source
       out.append(text.substr(i, len));
     i += len;
   }
+  if (auto e = structure_error(out, source)) return *e;
   return out;
 }
 

@@ -40,7 +40,10 @@ namespace cuwheel::tomlsafe {
 
 /// The text toml++ may be given: `text` with the code points above replaced
 /// by U+FFFD. Errors: "<source>:<line>: not valid UTF-8 (TOML files are
-/// UTF-8)".
+/// UTF-8)"; a key or table header of more than 128 dotted parts, or
+/// arrays/inline tables/headers nested deeper than 128 levels (toml++
+/// 3.3.0 recurses on both and overflows the stack: a 105,000-part key in
+/// a pyproject.toml the user never named crashed check).
 Expected<std::string> safe_text(std::string_view text, const std::string& source);
 
 /// safe_text() then toml::parse(). A parse error is returned as

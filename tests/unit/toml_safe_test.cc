@@ -26,6 +26,13 @@ const std::vector<std::string>& hostile() {
       "x = \xe3\x80\x81\n",             // U+3001 where a value starts
       "a = \"\xff\"\n",                 // invalid UTF-8
       "a = \"\xc0\xaf\"\n",             // overlong
+      // Recursion toml++ 3.3.0 does not bound (issue 14, item 1): a
+      // 110,000-part dotted key, a header as deep, nested arrays and
+      // inline tables. Each overflowed the stack (SIGSEGV).
+      [] { std::string k = "k"; for (int i = 0; i < 110000; ++i) k += ".k"; return k + " = 1\n"; }(),
+      [] { std::string k = "[t"; for (int i = 0; i < 110000; ++i) k += ".t"; return k + "]\n"; }(),
+      std::string("a = ") + std::string(100000, '[') + std::string(100000, ']') + "\n",
+      [] { std::string v = "a = "; for (int i = 0; i < 100000; ++i) v += "{b = "; return v + "1" + std::string(100000, '}') + "\n"; }(),
   };
   return v;
 }
@@ -73,3 +80,28 @@ TEST(TomlSafe, CheckPolicyAcceptsTheOtherCommandsTables) {
 }
 
 }  // namespace
+
+// The bound counts structure, not text: dots and brackets in strings and
+// comments are free, and a key of 128 parts still parses.
+TEST(TomlSafe, StructureLimitsCountOnlyStructure) {
+  std::string k128 = "k";
+  for (int i = 1; i < 128; ++i) k128 += ".k";
+  auto ok = cuwheel::tomlsafe::parse(k128 + " = 1\n", "p.toml");
+  EXPECT_TRUE(ok) << ok.error().message();
+  auto k129 = cuwheel::tomlsafe::parse(k128 + ".k.k = 1\n", "p.toml");
+  ASSERT_FALSE(k129);
+  EXPECT_NE(k129.error().message().find("p.toml:1: a key or table header of more than 128 dotted parts"), std::string::npos)
+      << k129.error().message();
+  const std::string dots(5000, '.'), brackets(5000, '[');
+  // safe_text() alone: the structure bound, whatever toml++ makes of it.
+  auto strings = cuwheel::tomlsafe::safe_text("a = \"" + dots + brackets + "\"\nb = '" + dots + "'\n# " + dots + brackets +
+                                              "\nc = \"\"\"\n" + dots + "\n" + brackets + " \\\" \"\"\"\n" +
+                                              "d =  + dots + \nx = [1.5, 2.5e3, {e = 1}]\n",
+                                          "p.toml");
+  ASSERT_TRUE(strings) << strings.error().message();
+  auto deep = cuwheel::tomlsafe::parse("\n\na = " + std::string(200, '[') + std::string(200, ']') + "\n", "p.toml");
+  ASSERT_FALSE(deep);
+  EXPECT_NE(deep.error().message().find("p.toml:3: arrays, inline tables and headers nested deeper than 128 levels"),
+            std::string::npos)
+      << deep.error().message();
+}
