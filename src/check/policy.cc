@@ -170,31 +170,38 @@ bool valid_dist_name(const std::string& d) {
 // policy file (the line of the item when known).
 using Locate = std::function<std::string(std::string_view key, size_t item)>;
 
+namespace {
+// A value quoted in a message: escaped, at most 64 bytes of it.
+std::string quote_value(std::string_view v) {
+  if (v.size() <= 64) return "\"" + printable(v) + "\"";
+  return "\"" + printable(v.substr(0, 64)) + "\"... (" + std::to_string(v.size()) + " bytes)";
+}
+}  // namespace
+
 Status validate_values(const Policy& p, const Locate& at) {
   for (size_t i = 0; i < p.sass.size(); ++i)
     if (!valid_arch(p.sass[i], "sm_"))
-      return Error(at("sass", i) + ": \"" + p.sass[i] + "\" is not an architecture such as sm_80, sm_90a or sm_100f");
+      return Error(at("sass", i) + ": " + quote_value(p.sass[i]) + " is not an architecture such as sm_80, sm_90a or sm_100f");
   for (size_t i = 0; i < p.gpus.size(); ++i) {
     const std::string& a = p.gpus[i];
     if (!valid_arch(a, "sm_") || a.back() == 'a' || a.back() == 'f')
-      return Error(at("gpus", i) + ": \"" + a + "\" is not a GPU such as sm_80 or sm_120");
+      return Error(at("gpus", i) + ": " + quote_value(a) + " is not a GPU such as sm_80 or sm_120");
   }
   if (p.ptx_mode == Policy::PtxMode::list) {
     if (p.ptx.empty()) return Error(at("ptx", 0) + ": give newest, none, or a list of compute_NN");
     for (size_t i = 0; i < p.ptx.size(); ++i)
       if (!valid_arch(p.ptx[i], "compute_"))
-        return Error(at("ptx", i) + ": \"" + p.ptx[i] + "\" is not newest, none or an architecture such as compute_90");
+        return Error(at("ptx", i) + ": " + quote_value(p.ptx[i]) + " is not newest, none or an architecture such as compute_90");
   }
   if (p.min_driver && !valid_driver(*p.min_driver))
-    return Error(at("min-driver", 0) + ": \"" + *p.min_driver +
-                 "\" is not an NVIDIA driver version MAJOR.MINOR[.PATCH] such as 580.65.06 or 570.26");
+    return Error(at("min-driver", 0) + ": " + quote_value(*p.min_driver) + " is not an NVIDIA driver version MAJOR.MINOR[.PATCH] such as 580.65.06 or 570.26");
   for (size_t i = 0; i < p.entry_points.size(); ++i)
     if (!valid_entry_point(p.entry_points[i]))
-      return Error(at("entry-points", i) + ": \"" + p.entry_points[i] + "\" must be GROUP:NAME or NAME");
+      return Error(at("entry-points", i) + ": " + quote_value(p.entry_points[i]) + " must be GROUP:NAME or NAME");
   size_t i = 0;
   for (const auto& [dist, how] : p.pins) {
     if (!valid_dist_name(dist))
-      return Error(at("pin", i) + ": \"" + dist + "\" is not a distribution name (PEP 508)");
+      return Error(at("pin", i) + ": " + quote_value(dist) + " is not a distribution name (PEP 508)");
     if (how != "exact") return Error(at("pin", i) + ": " + dist + " must be \"exact\"");
     ++i;
   }

@@ -266,6 +266,15 @@ expect_rc 2 check --format github --deps "$WORK/badname-1.0-py3-none-any.whl" "$
 if grep -q '^::error file=x' "$WORK/out" || grep -q $'\x1b' "$WORK/out"; then bad "a hostile --deps Name reached the output raw"; else ok; fi
 expect_out 'is not a valid project name'
 
+# Error lines quote a bounded prefix of what they name: a 1 MB policy value,
+# a 5,000-byte path.
+python3 -c "import sys; open(sys.argv[1],'w').write('[tool.cuwheel]\nmin-driver = \"' + '1'*1000000 + '\"\n')" "$WORK/bigvalue.toml"
+expect_rc 2 check --policy "$WORK/bigvalue.toml" "$BIN/libplain.so"
+expect_out 'min-driver: "1{64}"\.\.\. \(1000000 bytes\) is not an NVIDIA driver version' "$WORK/err"
+if [ "$(wc -c < "$WORK/err")" -lt 400 ]; then ok; else bad "a 1 MB policy value gave a $(wc -c < "$WORK/err")-byte error"; fi
+expect_rc 2 list "$WORK/$(python3 -c "print('x' * 5000)")"
+if [ "$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$WORK/err")" -le 2100 ]; then ok; else bad "an error line over 2,100 bytes"; fi
+
 # Text and JSON keep listing what cuobjdump refuses, with one warning.
 expect_rc 0 list "$RF/arch35_e2.so"
 expect_out '^.*arch35_e2.so: 6 SASS, 1 PTX'

@@ -35,12 +35,24 @@ std::string decimal_number_error(const std::string& text) {
 // Messages carry names read from input (member names, paths, sonames):
 // printable() keeps a control character in one from reaching the terminal
 // or a CI log as itself (include/cuwheel/base/bytes.h).
+namespace {
+// A message quotes input (a policy value, a name); one line of the log
+// stays readable whatever the input: at most 2,000 bytes, the cut said.
+std::string bounded(std::string s) {
+  constexpr size_t kMax = 2000;
+  if (s.size() <= kMax) return s;
+  const size_t all = s.size();
+  s.resize(kMax);
+  return s + "... (message cut: " + std::to_string(all) + " bytes in all)";
+}
+}  // namespace
+
 void print_error(const std::string& where, const std::string& message) {
-  std::fprintf(stderr, "cuwheel: error: %s\n", printable(located(where, message)).c_str());
+  std::fprintf(stderr, "cuwheel: error: %s\n", bounded(printable(located(where, message))).c_str());
 }
 
 void print_warning(const std::string& where, const std::string& message) {
-  std::fprintf(stderr, "cuwheel: warning: %s\n", printable(located(where, message)).c_str());
+  std::fprintf(stderr, "cuwheel: warning: %s\n", bounded(printable(located(where, message))).c_str());
 }
 
 struct Progress::State {
