@@ -275,6 +275,25 @@ if [ "$(wc -c < "$WORK/err")" -lt 400 ]; then ok; else bad "a 1 MB policy value 
 expect_rc 2 list "$WORK/$(python3 -c "print('x' * 5000)")"
 if [ "$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$WORK/err")" -le 2100 ]; then ok; else bad "an error line over 2,100 bytes"; fi
 
+# unsafe-path: a component over 255 bytes cannot be installed; 255 can.
+python3 - "$BIN/cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl" "$WORK" <<'PY'
+import sys, zipfile
+src, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(src) as zi:
+    items = [(i, zi.read(i)) for i in zi.infolist()]
+for n in (255, 256):
+    name = f"cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl"
+    import os
+    os.makedirs(f"{out}/long{n}", exist_ok=True)
+    with zipfile.ZipFile(f"{out}/long{n}/{name}", "w") as zo:
+        for i, d in items:
+            zo.writestr(i, d)
+        zo.writestr("cuwheel_demo/" + "x" * (n - 3) + ".py", b"# long\n")
+PY
+expect_rc 1 check --select unsafe-path "$WORK/long256/cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl"
+expect_out 'error\[unsafe-path\]: member name has a component of 256 bytes \(at most 255 on Linux\)'
+expect_rc 0 check --select unsafe-path "$WORK/long255/cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl"
+
 # Text and JSON keep listing what cuobjdump refuses, with one warning.
 expect_rc 0 list "$RF/arch35_e2.so"
 expect_out '^.*arch35_e2.so: 6 SASS, 1 PTX'

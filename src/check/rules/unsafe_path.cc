@@ -1,6 +1,11 @@
 // unsafe-path: member names an installer could write outside the target, or
 // that overwrite each other. Facts: PEP 427 (installers must refuse such
-// names), APPNOTE 4.4.17 (names are relative, '/'-separated).
+// names), APPNOTE 4.4.17 (names are relative, '/'-separated). A component
+// longer than 255 bytes (NAME_MAX on Linux file systems) or a name longer
+// than 4,096 bytes (PATH_MAX) cannot be installed: pip fails on it with
+// ENAMETOOLONG.
+#include <algorithm>
+
 #include "rules.h"
 #include "cuwheel/wheel/wheel.h"
 
@@ -10,7 +15,23 @@ void unsafe_path(const Context& ctx, Emitter& out) {
   for (const auto& m : ctx.model.members) {
     uint32_t bad = m.issues & (kIssueEmptyName | kIssueAbsolute | kIssueDotDot | kIssueBackslash | kIssueControlChar |
                                kIssueDuplicate | kIssueCaseCollision | kIssueLocalNameMismatch);
-    if (!bad) continue;
+    if (!bad) {
+      size_t longest = 0;
+      for (size_t b = 0; b <= m.name.size();) {
+        size_t e = m.name.find('/', b);
+        if (e == std::string::npos) e = m.name.size();
+        longest = std::max(longest, e - b);
+        b = e + 1;
+      }
+      if (longest > 255 || m.name.size() > 4096)
+        out.emit(printable(m.name.substr(0, 120)) + (m.name.size() > 120 ? "..." : ""), "zip member",
+                 "member name " +
+                     (longest > 255 ? "has a component of " + std::to_string(longest) + " bytes (at most 255 on Linux)"
+                                    : "is " + std::to_string(m.name.size()) + " bytes long (at most 4,096 on Linux)") +
+                     ": installing it fails with 'File name too long'",
+                 "shorten the file or folder name");
+      continue;
+    }
     std::string what;
     if (bad & kIssueAbsolute) what = "is an absolute path";
     else if (bad & kIssueDotDot) what = "has a `..` component";
