@@ -623,6 +623,13 @@ std::vector<Target> release_list(Release release) {
   return out;
 }
 
+std::vector<Arch> parse_names(const std::vector<std::string>& names) {
+  std::vector<Arch> out;
+  for (const auto& n : names)
+    if (auto a = Arch::parse(n)) out.push_back(*a);
+  return out;
+}
+
 std::vector<unsigned> shipped_gpus(bool with_tegra) {
   std::vector<unsigned> out;
   for (const auto& k : known_table())

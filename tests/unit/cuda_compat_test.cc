@@ -117,6 +117,13 @@ TEST(Predict, ExactVariantsFirstAndHighestPtx) {
   EXPECT_EQ(cuwheel::arch::predict({}, ptx, 120).code->compute_name(), "compute_90");
 }
 
+TEST(Predict, ParseNamesKeepsOrderAndDropsWhatDoesNotParse) {
+  auto v = cuwheel::arch::parse_names({"sm_90a", "bogus", "compute_120f", ""});
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].sm_name(), "sm_90a");
+  EXPECT_EQ(v[1].compute_name(), "compute_120f");
+}
+
 TEST(Predict, ShippedGpusAreSortedAndSkipTegra) {
   auto gpus = cuwheel::arch::shipped_gpus();
   ASSERT_FALSE(gpus.empty());

@@ -160,11 +160,7 @@ std::string cuda_symbols_text(const json& needs) {
 // shipped desktop and data-centre GPU: {"native": [{gpu, code}], "jit":
 // [{gpu, code}], "none": [gpu]}.
 json runs_on_json(const DeviceSummary& s) {
-  std::vector<arch::Arch> sass, ptx;
-  for (const auto& n : s.sass)
-    if (auto a = arch::Arch::parse(n)) sass.push_back(*a);
-  for (const auto& n : s.ptx)
-    if (auto a = arch::Arch::parse(n)) ptx.push_back(*a);
+  const std::vector<arch::Arch> sass = arch::parse_names(s.sass), ptx = arch::parse_names(s.ptx);
   json j{{"native", json::array()}, {"jit", json::array()}, {"none", json::array()}};
   for (unsigned gpu : arch::shipped_gpus()) {
     const arch::Prediction p = arch::predict(sass, ptx, gpu);

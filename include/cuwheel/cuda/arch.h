@@ -160,6 +160,11 @@ std::vector<Target> targetable(Release release);
 /// docs/arch.md "The release list" for the rule and the table it gives.
 std::vector<Target> release_list(Release release);
 
+/// Arch::parse() of each name ("sm_90a", "compute_120f"), in order, the
+/// names that do not parse left out: a device summary's `sass` or `ptx`
+/// list as the input of predict() (cuda/compat.h).
+std::vector<Arch> parse_names(const std::vector<std::string>& names);
+
 /// The compute capabilities of shipped GPUs (a documented product),
 /// ascending; Jetson/Tegra parts only when `with_tegra`. The GPUs a
 /// prediction is made for when none is named (cuda-facts.md 3.2).

@@ -39,11 +39,4 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
 
 std::string gencode_sass(const Arch& a) { return "-gencode arch=" + a.compute_name() + ",code=" + a.sm_name(); }
 
-std::vector<Arch> archs(const std::vector<std::string>& names) {
-  std::vector<Arch> out;
-  for (const auto& n : names)
-    if (auto a = Arch::parse(n)) out.push_back(*a);
-  return out;
-}
-
 }  // namespace cuwheel::check::rule_impl::device

@@ -37,10 +37,6 @@ std::string location(const LibraryModel& lib);
 /// "a, b, c" (or joined by `sep`).
 std::string join(const std::vector<std::string>& v, std::string_view sep = ", ");
 
-/// The architectures of a summary's `sass` or `ptx` list (names that do
-/// not parse are left out), for arch::predict().
-std::vector<Arch> archs(const std::vector<std::string>& names);
-
 /// "-gencode arch=compute_NN,code=sm_NN" for a SASS architecture.
 std::string gencode_sass(const Arch& a);
 

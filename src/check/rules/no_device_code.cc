@@ -17,6 +17,7 @@
 #include "cuwheel/cuda/libclass.h"
 #include "cuwheel/wheel/pep508.h"
 #include "device_arch.h"
+#include "loading_util.h"
 #include "rules.h"
 
 namespace cuwheel::check::rule_impl {
@@ -62,10 +63,7 @@ bool is_nvidia_runtime_requirement(const std::string& norm) {
 // no kernels of its own by design.
 bool is_binding(const Context& ctx) {
   const CheckModel& m = ctx.model;
-  std::set<std::string> deps;
-  if (m.metadata)
-    for (const auto& text : m.metadata->requires_dist)
-      if (auto r = Requirement::parse(text)) deps.insert(r->normalized_name());
+  const auto deps = loading::declared_distributions(m);
   for (const auto& lib : m.libraries)
     for (const auto& n : lib.load.needed) {
       auto c = classify_soname(n);

@@ -43,7 +43,7 @@ void no_ptx_fallback(const Context& ctx, Emitter& out) {
     // A raw cubin is one GPU's code by nature (the program picks the file
     // per GPU and cannot embed PTX in it).
     if (lib.device_read && lib.device.kind == ObjectKind::cubin) continue;
-    const std::vector<arch::Arch> sass = device::archs(lib.summary.sass), ptx = device::archs(lib.summary.ptx);
+    const std::vector<arch::Arch> sass = arch::parse_names(lib.summary.sass), ptx = arch::parse_names(lib.summary.ptx);
     unsigned newest = 0;
     for (unsigned gpu : shipped)
       if (arch::predict(sass, ptx, gpu).by != arch::RunsBy::none) newest = gpu;

@@ -47,7 +47,7 @@ void uncovered_gpu(const Context& ctx, Emitter& out) {
     if (auto a = arch::Arch::parse(g)) gpus.emplace_back(g, a->sm);
   for (const auto& lib : ctx.model.libraries) {
     if (!device::has_sass_or_ptx(lib)) continue;
-    const std::vector<arch::Arch> sass = device::archs(lib.summary.sass), ptx = device::archs(lib.summary.ptx);
+    const std::vector<arch::Arch> sass = arch::parse_names(lib.summary.sass), ptx = arch::parse_names(lib.summary.ptx);
     std::vector<std::string> uncovered;
     for (const auto& [name, gpu] : gpus)
       if (arch::predict(sass, ptx, gpu).by == arch::RunsBy::none &&

@@ -12,7 +12,6 @@
 #include <map>
 #include <set>
 
-#include "cuwheel/wheel/pep508.h"
 
 #include "dependency_common.h"
 #include "rules.h"
@@ -35,15 +34,8 @@ void undeclared_dependency(const Context& ctx, Emitter& out) {
   };
   std::map<std::string, Missing> missing;  // distribution -> what needs it
   std::map<std::string, Missing> through;  // "dist via dep" -> what needs it (notes)
-  std::map<std::string, std::string> deps;  // declared distributions -> Requires-Dist text
-  if (m.metadata)
-    for (const auto& text : m.metadata->requires_dist)
-      if (auto r = Requirement::parse(text)) deps.emplace(r->normalized_name(), text);
-  auto declared_provider = [&](const std::string& n) -> const model::Provider* {
-    for (const model::Provider* p : ctx.providers.find(n))
-      if (deps.count(p->distribution) && p->distribution != self) return p;
-    return nullptr;
-  };
+  const auto deps = loading::declared_distributions(m);  // declared distributions -> Requires-Dist text
+  auto declared_provider = [&](const std::string& n) { return loading::declared_provider(ctx, deps, n); };
   for (const auto& lib : m.libraries) {
     if (!loading::loadable(lib)) continue;
     std::set<std::string> counted;

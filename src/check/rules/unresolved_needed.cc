@@ -62,12 +62,8 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
     size_t libs = 0;
   };
   std::map<std::string, Agg> agg, notes;
-  // The distributions the wheel declares (any Requires-Dist, behind an
-  // extra or not), normalized, with the text that declares them.
-  std::map<std::string, std::string> deps;
-  if (m.metadata)
-    for (const auto& text : m.metadata->requires_dist)
-      if (auto r = Requirement::parse(text)) deps.emplace(r->normalized_name(), text);
+  // The distributions the wheel declares, with the text that declares them.
+  const std::map<std::string, std::string> deps = loading::declared_distributions(m);
   std::string own;
   if (m.metadata && !m.metadata->name.empty()) own = normalize_name(m.metadata->name);
   for (size_t li = 0; li < m.libraries.size(); ++li) {
