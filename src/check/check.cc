@@ -90,6 +90,14 @@ std::vector<Finding> run_rules(const std::vector<CheckModel>& models, const Poli
   model::Providers providers = model::Providers::builtin();
   for (const auto& d : dependencies) providers.add_wheel(d, "wheel " + d.path, model::Provider::From::deps);
   for (const auto& m : models) providers.add_wheel(m, "wheel " + m.path + ", checked in the same run", model::Provider::From::run);
+  std::vector<model::Tree> trees;
+  std::vector<model::LoadResolution> loads;
+  trees.reserve(models.size());
+  loads.reserve(models.size());
+  for (const auto& m : models) {
+    trees.push_back(model::build_tree(m));
+    loads.push_back(model::resolve_loads(m, trees.back()));
+  }
   auto selected = [&](const RuleInfo& r) {
     std::string name(r.name);
     if (!policy.select.empty() && std::find(policy.select.begin(), policy.select.end(), name) == policy.select.end())
@@ -103,7 +111,7 @@ std::vector<Finding> run_rules(const std::vector<CheckModel>& models, const Poli
     if (sev == Severity::off) continue;
     for (size_t i = 0; i < models.size(); ++i) {
       if (r.per_run && i > 0) break;
-      Context ctx{models[i], models, policy, providers};
+      Context ctx{models[i], models, policy, providers, trees[i], loads[i]};
       Emitter em(std::string(r.name), sev, models[i], out);
       r.run(ctx, em);
     }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cuwheel/base/expected.h"
+#include "cuwheel/model/loading.h"
 #include "cuwheel/model/model.h"
 #include "cuwheel/model/providers.h"
 
@@ -116,6 +117,10 @@ struct Context {
   /// built-in framework table, the wheels of the run, and dependency
   /// wheels given apart (run_rules' `dependencies`).
   const model::Providers& providers;
+  /// The model's install layout and the loader's resolution of every
+  /// DT_NEEDED (model/loading.h), computed once per model for every rule.
+  const model::Tree& tree;
+  const model::LoadResolution& loads;
 };
 
 /// Collects findings; the rule fills rule name, path and severity defaults.

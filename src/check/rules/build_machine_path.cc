@@ -33,8 +33,7 @@ std::string build_tree(const std::string& entry) {
 void build_machine_path(const Context& ctx, Emitter& out) {
   const CheckModel& m = ctx.model;
   const auto declared = loading::declared_distributions(m);
-  const auto tree_files = loading::build_tree(m);
-  const model::LoadResolution loads = model::resolve_loads(m, tree_files);
+  const model::LoadResolution& loads = ctx.loads;
   for (size_t li = 0; li < m.libraries.size(); ++li) {
     const LibraryModel& lib = m.libraries[li];
     if (!loading::loadable(lib)) continue;

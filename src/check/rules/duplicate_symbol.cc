@@ -51,7 +51,7 @@ void duplicate_symbol(const Context& ctx, Emitter& out) {
     }
   }
   // Pairs that some load maps together.
-  const auto loads = model::resolve_loads(ctx.model, loading::build_tree(ctx.model));
+  const model::LoadResolution& loads = ctx.loads;
   std::set<std::pair<size_t, size_t>> together;
   for (const auto& map : loads.link_maps)
     for (size_t x : map)

@@ -23,7 +23,7 @@ void undeclared_dependency(const Context& ctx, Emitter& out) {
   if (m.kind != CheckModel::Kind::wheel) return;
   auto reqs = loading::read_requirements(m);
   auto claim = loading::claimed_major(m, ctx.policy, reqs);
-  auto tree = loading::build_tree(m);
+  const model::Tree& tree = ctx.tree;
   std::set<std::string> shipped;
   for (const auto& [d, names] : tree.files) shipped.insert(names.begin(), names.end());
   std::string self = loading::wheel_name(m);

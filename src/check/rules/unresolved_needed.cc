@@ -55,8 +55,8 @@ std::vector<std::string> other_majors(const std::string& n) {
 void unresolved_needed(const Context& ctx, Emitter& out) {
   const auto& m = ctx.model;
   if (m.kind != CheckModel::Kind::wheel) return;
-  auto tree = loading::build_tree(m);
-  const model::LoadResolution loads = model::resolve_loads(m, tree);
+  const model::Tree& tree = ctx.tree;
+  const model::LoadResolution& loads = ctx.loads;
   struct Agg {
     std::string member, msg, hint;
     size_t libs = 0;

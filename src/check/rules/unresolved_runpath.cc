@@ -30,7 +30,7 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
   const auto& m = ctx.model;
   if (m.kind == CheckModel::Kind::library) return;  // a lone file has no install tree
   const bool wheel = m.kind == CheckModel::Kind::wheel;
-  auto tree = loading::build_tree(m);
+  const model::Tree& tree = ctx.tree;
   auto reqs = loading::read_requirements(m);
   auto claim = loading::claimed_major(m, ctx.policy, reqs);
   std::set<std::string> dep_folders;  // import-name guesses of every Requires-Dist entry
@@ -43,7 +43,7 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
         dep_folders.insert(n);
       }
   const auto declared = loading::declared_distributions(m);
-  const model::LoadResolution loads = model::resolve_loads(m, tree);
+  const model::LoadResolution& loads = ctx.loads;
   for (size_t li = 0; li < m.libraries.size(); ++li) {
     const LibraryModel& lib = m.libraries[li];
     if (!loading::loadable(lib) || lib.member.empty()) continue;
