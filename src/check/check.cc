@@ -33,6 +33,15 @@ void Emitter::note(const std::string& member, const std::string& location, const
   severity_ = keep;
 }
 
+void Emitter::warn(const std::string& member, const std::string& location, const std::string& message,
+                   const std::string& hint) {
+  if (severity_ == Severity::off) return;
+  const Severity keep = severity_;
+  if (severity_ == Severity::error) severity_ = Severity::warning;
+  emit_on(model_, member, location, message, hint);
+  severity_ = keep;
+}
+
 void Emitter::emit_on(const CheckModel& model, const std::string& member, const std::string& location,
                       const std::string& message, const std::string& hint) {
   Finding f;

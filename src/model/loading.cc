@@ -153,11 +153,100 @@ bool nvidia_folder_has(const std::string& dir, const std::string& name) {
   return false;
 }
 
+namespace {
+
+// fnmatch-like: '*' matches any run; a printf conversion (%s, %d, %u, %i,
+// %x, %ld, %zu) in `pat` matches any run too.
+bool glob_match(std::string_view pat, std::string_view name) {
+  std::string p;
+  for (size_t i = 0; i < pat.size(); ++i) {
+    if (pat[i] == '%' && i + 1 < pat.size()) {
+      size_t j = i + 1;
+      while (j < pat.size() && (pat[j] == 'l' || pat[j] == 'z')) ++j;
+      if (j < pat.size() && std::string_view("sduix").find(pat[j]) != std::string_view::npos) {
+        p += '*';
+        i = j;
+        continue;
+      }
+    }
+    p += pat[i];
+  }
+  // Iterative '*' matching with one backtrack point.
+  size_t a = 0, b = 0, star = std::string::npos, mark = 0;
+  while (b < name.size()) {
+    if (a < p.size() && p[a] == '*') {
+      star = a++;
+      mark = b;
+    } else if (a < p.size() && p[a] == name[b]) {
+      ++a;
+      ++b;
+    } else if (star != std::string::npos) {
+      a = star + 1;
+      b = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (a < p.size() && p[a] == '*') ++a;
+  return a == p.size();
+}
+
+bool python_extension(const LibraryModel& lib, const std::string& file) {
+  if (file.find(".cpython-") != std::string::npos || file.find(".abi3.") != std::string::npos ||
+      file.find(".pypy") != std::string::npos)
+    return true;
+  for (const auto& e : lib.exports)
+    if (e.rfind("PyInit_", 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+namespace {
+
+std::string plugin_evidence_in(const CheckModel& m, size_t i, const std::set<std::string>& needed_names) {
+  const auto& libs = m.libraries;
+  if (i >= libs.size() || !loadable(libs[i]) || libs[i].member.empty()) return "";
+  const LibraryModel& lib = libs[i];
+  auto where = install_path(lib.member);
+  if (!where) return "";
+  const std::string file = file_name(*where);
+  if (python_extension(lib, file)) return "";
+  if (needed_names.count(file) || (lib.load.soname && needed_names.count(*lib.load.soname))) return "";
+  for (size_t j = 0; j < libs.size(); ++j) {
+    if (j == i) continue;
+    for (const auto& str : libs[j].library_strings)
+      if (str == file || (str.find('%') != std::string::npos && glob_match(str, file)))
+        return libs[j].member + " holds the name \"" + str + "\"";
+  }
+  for (const auto& l : m.python_loads) {
+    if (l.kind == PythonLoad::Kind::soname && l.name == file) return l.member + " opens \"" + file + "\"";
+    if (l.kind == PythonLoad::Kind::file_pattern && glob_match(l.name, file)) return l.describe() + " names it";
+  }
+  return "";
+}
+
+std::set<std::string> all_needed(const CheckModel& m) {
+  std::set<std::string> out;
+  for (const auto& lib : m.libraries)
+    if (loadable(lib)) out.insert(lib.load.needed.begin(), lib.load.needed.end());
+  return out;
+}
+
+}  // namespace
+
+std::string plugin_evidence(const CheckModel& m, size_t i) { return plugin_evidence_in(m, i, all_needed(m)); }
+
 LoadResolution resolve_loads(const CheckModel& m, const Tree& tree) {
   using How = NeededResolution::How;
   const auto& libs = m.libraries;
   LoadResolution out;
   out.needed.resize(libs.size());
+  out.plugin.resize(libs.size());
+  {
+    const std::set<std::string> needed = all_needed(m);
+    for (size_t i = 0; i < libs.size(); ++i) out.plugin[i] = plugin_evidence_in(m, i, needed);
+  }
 
   // The libraries that take part, their folders and search entries, and
   // which library a (folder, name) pair is: file name or DT_SONAME.

@@ -188,6 +188,12 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
     if (maybe_object && is_library_like(v)) read_object_bytes(m, zm.name, "", v, done);
     if (zm.name.size() > 3 && zm.name.compare(zm.name.size() - 3, 3, ".py") == 0)
       for (auto& l : python_loads(zm.name, v)) m.python_loads.push_back(std::move(l));
+    // Package data that a loader reads its list of libraries from
+    // (faiss/_preload_library.json: "library": "libcudart.so.12", handed to
+    // ctypes.CDLL; cupy/.data/_wheel.json): quoted sonames only.
+    if (zm.name.size() > 5 && zm.name.compare(zm.name.size() - 5, 5, ".json") == 0 && v.size() <= (1u << 20) &&
+        zm.name.find(".dist-info/") == std::string::npos)
+      for (auto& l : json_loads(zm.name, v)) m.python_loads.push_back(std::move(l));
     if (opts.hash_members) {
       std::string algo = "sha256";
       if (m.record)
@@ -257,24 +263,59 @@ std::vector<std::string> dlopen_names_of(const elf::File& f) {
   return {out.begin(), out.end()};
 }
 
+// Every library file name (or printf pattern of one) held as a whole
+// NUL-terminated string in the same sections: [A-Za-z0-9_+.%-]+ ".so",
+// then digits, dots or printf conversions.
+std::vector<std::string> library_strings_of(const elf::File& f) {
+  std::set<std::string> out;
+  const ByteView d = f.data();
+  auto name_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.' || c == '%';
+  };
+  for (const auto& sec : f.sections()) {
+    if (sec.type != elf::SHT_PROGBITS || !(sec.flags & 0x2 /*SHF_ALLOC*/) || (sec.flags & 0x4 /*SHF_EXECINSTR*/))
+      continue;
+    if (sec.name != ".rodata" && sec.name.rfind(".rodata.", 0) != 0 && sec.name != ".lrodata") continue;
+    if (!in_bounds(d.size(), sec.offset, sec.size)) continue;
+    std::string_view s(reinterpret_cast<const char*>(d.data()) + sec.offset, sec.size);
+    for (size_t p = s.find(".so"); p != std::string_view::npos && out.size() < 256; p = s.find(".so", p + 3)) {
+      size_t b = p;
+      while (b > 0 && p - b < 96 && name_char(s[b - 1])) --b;
+      if (p == b || p - b >= 96 || (b > 0 && s[b - 1] != '\0')) continue;
+      size_t e = p + 3;
+      while (e < s.size() && e - p < 32 &&
+             (std::isdigit(static_cast<unsigned char>(s[e])) || s[e] == '.' || s[e] == '%' || s[e] == 'd' || s[e] == 'u'))
+        ++e;
+      if (e >= s.size() || s[e] != '\0') continue;
+      out.insert(std::string(s.substr(b, e - b)));
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
 }  // namespace
 
 bool PythonLoad::loads(const std::string& soname) const {
   switch (kind) {
-    case Kind::soname: return soname == name;
+    // A file name "libcutensor.so.2.4.1" carries the soname libcutensor.so.2.
+    case Kind::soname: return soname == name || name.rfind(soname + ".", 0) == 0;
     case Kind::pathfinder: return soname.rfind("lib" + name + ".so", 0) == 0;
     case Kind::nvidia_module: {
       std::string stem = name.rfind("lib", 0) == 0 ? name : "lib" + name;
       return soname.rfind(stem + ".so", 0) == 0;
     }
+    case Kind::file_pattern: return false;  // names files to open by path, not a soname in the process
   }
   return false;
 }
 
 std::string PythonLoad::describe() const {
   switch (kind) {
-    case Kind::pathfinder: return member + ": load_nvidia_dynamic_lib(\"" + name + "\")";
+    case Kind::pathfinder:
+      return indirect ? member + ": load_nvidia_dynamic_lib(...), \"" + name + "\" among the names it is given"
+                      : member + ": load_nvidia_dynamic_lib(\"" + name + "\")";
     case Kind::nvidia_module: return member + ": nvidia." + name;
+    case Kind::file_pattern: return member + ": f\"" + name.substr(0, name.size() - 1) + "{...}\"";
     case Kind::soname: return member + ": \"" + name + "\"";
   }
   return member;
@@ -290,13 +331,36 @@ std::vector<PythonLoad> python_loads(std::string_view member, ByteView source) {
       if (l.kind == k && l.name == name) return;
     out.push_back(PythonLoad{std::string(member), k, std::move(name)});
   };
+  // A call with a name in a variable (cupy_backends/cuda/libs/__init__.py:
+  // load_nvidia_dynamic_lib(pathfinder_name), the names in a tuple of the
+  // same file): every literal of the file that names an NVIDIA library
+  // (lib<name>.so is a CUDA library, cuda/libclass.h) is one it may load.
+  bool indirect = false;
   for (size_t p = s.find("load_nvidia_dynamic_lib("); p != std::string_view::npos;
        p = s.find("load_nvidia_dynamic_lib(", p + 1)) {
+    if (p >= 4 && s.compare(p - 4, 4, "def ") == 0) continue;  // its definition
     std::string lit = literal_at(s, p + 24);
     bool ok = !lit.empty();
     for (char c : lit) ok = ok && ident_char(c);
     if (ok) add(PythonLoad::Kind::pathfinder, lit);
+    size_t a = p + 24;
+    while (a < s.size() && (s[a] == ' ' || s[a] == '\t')) ++a;
+    if (a < s.size() && ident_char(s[a])) indirect = true;
   }
+  if (indirect)
+    for (size_t p = 0; p < s.size(); ++p) {
+      if (s[p] != '"' && s[p] != '\'') continue;
+      std::string lit = literal_at(s, p);
+      if (lit.empty()) continue;
+      p += lit.size() + 1;
+      bool ok = lit.size() <= 32;
+      for (char c : lit) ok = ok && ident_char(c);
+      if (ok && classify_soname("lib" + lit + ".so").kind == LibraryKind::cuda_toolkit) {
+        const size_t before = out.size();
+        add(PythonLoad::Kind::pathfinder, lit);
+        if (out.size() > before) out.back().indirect = true;
+      }
+    }
   for (size_t p = s.find("nvidia."); p != std::string_view::npos; p = s.find("nvidia.", p + 1)) {
     if (p > 0 && (ident_char(s[p - 1]) || s[p - 1] == '.')) continue;
     size_t e = p + 7;
@@ -315,7 +379,31 @@ std::vector<PythonLoad> python_loads(std::string_view member, ByteView source) {
     if (s[p] != '"' && s[p] != '\'') continue;
     std::string lit = literal_at(s, p);
     if (soname_like(lit)) add(PythonLoad::Kind::soname, lit);
+    // f"libbitsandbytes_{prefix}{version}{SUFFIX}": the literal part
+    // before the first replacement field names a family of library files.
+    if (p > 0 && s[p - 1] == 'f' && (p < 2 || !ident_char(s[p - 2])) && lit.rfind("lib", 0) == 0) {
+      size_t brace = lit.find('{');
+      bool ok = brace != std::string::npos && brace >= 6;
+      for (size_t i = 0; ok && i < brace; ++i) ok = ident_char(lit[i]) || lit[i] == '-' || lit[i] == '.';
+      if (ok) add(PythonLoad::Kind::file_pattern, lit.substr(0, brace) + "*");
+    }
     if (!lit.empty()) p += lit.size() + 1;
+  }
+  return out;
+}
+
+std::vector<PythonLoad> json_loads(std::string_view member, ByteView source) {
+  std::vector<PythonLoad> out;
+  std::string_view s(reinterpret_cast<const char*>(source.data()), std::min<size_t>(source.size(), 1u << 20));
+  for (size_t p = 0; p < s.size() && out.size() < 256; ++p) {
+    if (s[p] != '"') continue;
+    std::string lit = literal_at(s, p);
+    if (lit.empty()) continue;
+    p += lit.size() + 1;
+    if (!soname_like(lit)) continue;
+    bool dup = false;
+    for (const auto& l : out) dup = dup || l.name == lit;
+    if (!dup) out.push_back(PythonLoad{std::string(member), PythonLoad::Kind::soname, lit});
   }
   return out;
 }
@@ -347,7 +435,10 @@ LibraryModel read_object(ByteView bytes, const ReadObjectOptions& opts, const st
     }
     file = std::move(*f);
     lib.load = read_load_facts(*file, &w, done);
-    if (file->machine() != elf::EM_CUDA) lib.dlopen_names = dlopen_names_of(*file);
+    if (file->machine() != elf::EM_CUDA) {
+      lib.dlopen_names = dlopen_names_of(*file);
+      lib.library_strings = library_strings_of(*file);
+    }
     for (const auto& vn : lib.load.version_needs) lib.version_need_files.push_back(vn.file);
     auto syms = file->dynamic_symbols(&w);
     if (syms) {

@@ -48,6 +48,29 @@ constexpr Rapids kRapids[] = {
     {"libkvikio", "libkvikio", "libkvikio.so", true}, {"rapids-logger", "rapids_logger", "librapids_logger.so", false},
 };
 
+// What each RAPIDS library NEEDs, read from the -cu12 26.10 wheels
+// (librmm.so, libraft.so, libkvikio.so, libcudf.so, libcuvs.so): once its
+// Python package has loaded it (with its own dependencies first), these
+// names are in the process. The RAPIDS names hold for both majors; the
+// CUDA names are the CUDA 12 ones, so they are listed for -cu12 only.
+struct RapidsLoads {
+  const char* distribution;
+  std::initializer_list<const char*> rapids, cuda12;
+};
+const RapidsLoads kRapidsLoads[] = {
+    {"librmm", {"librapids_logger.so"}, {}},
+    {"libkvikio", {"librapids_logger.so"}, {}},
+    {"libraft",
+     {"librmm.so", "librapids_logger.so"},
+     {"libcublas.so.12", "libcublasLt.so.12", "libcusolver.so.11", "libcusparse.so.12", "libcurand.so.10",
+      "libnvJitLink.so.12"}},
+    {"libcudf", {"librmm.so", "libkvikio.so", "librapids_logger.so"}, {"libnvcomp.so.5", "libnvrtc.so.12", "libnvJitLink.so.12"}},
+    {"libcuvs",
+     {"librmm.so", "libkvikio.so", "librapids_logger.so"},
+     {"libcublas.so.12", "libcublasLt.so.12", "libcusolver.so.11", "libcusparse.so.12", "libcurand.so.10",
+      "libnccl.so.2", "libnvJitLink.so.12", "libnvrtc.so.12"}},
+};
+
 std::string file_name(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -73,6 +96,21 @@ Providers Providers::builtin() {
       p.add(r.soname, Provider{r.distribution, folder, true, src});
     }
   }
+  for (const auto& r : kRapidsLoads) {
+    const std::string src = std::string(r.distribution) + ".so's DT_NEEDED, read from the -cu12 26.10 wheel (built-in table)";
+    for (const char* suffix : {"-cu12", "-cu13"}) {
+      const std::string dist = std::string(r.distribution) + suffix;
+      for (const char* n : r.rapids) p.add(n, Provider{dist, "", false, src});
+      if (std::string(suffix) == "-cu12")
+        for (const char* n : r.cuda12) p.add(n, Provider{dist, "", false, src});
+    }
+  }
+  // Generic runtimes that torch happens to ship (torch/lib/libgomp.so.1):
+  // a torch extension finds them once torch is loaded, but torch is no
+  // answer for another package that needs them.
+  for (auto& [name, list] : p.by_soname_)
+    if (name == "libgomp.so.1")
+      for (auto& prov : list) prov.generic = true;
   return p;
 }
 

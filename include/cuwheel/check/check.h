@@ -140,6 +140,12 @@ class Emitter {
   /// works by a mechanism the message names.
   void note(const std::string& member, const std::string& location, const std::string& message,
             const std::string& hint = "");
+  /// Reports a warning on `member` for a case the rule flags that cannot
+  /// stop the package from loading (a dead search entry, a renamed wheel
+  /// file): Severity::warning when the rule is an error, the rule's own
+  /// severity when the policy set it lower, nothing when the rule is off.
+  void warn(const std::string& member, const std::string& location, const std::string& message,
+            const std::string& hint = "");
 
  private:
   std::string rule_;

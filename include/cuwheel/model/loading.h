@@ -118,7 +118,21 @@ struct LoadResolution {
   /// share a link map (and can interpose on each other's symbols) only
   /// when some load maps both.
   std::vector<std::vector<size_t>> link_maps;
+  /// Per index into CheckModel::libraries: why the library is a plugin
+  /// that is opened with dlopen only when it is chosen at run time (a
+  /// transport, backend or execution provider), or "" when it is not one
+  /// (plugin_evidence()).
+  std::vector<std::string> plugin;
 };
+
+/// Why library `i` of `m` is a plugin: no library of the input NEEDs it,
+/// it is no Python extension module (no `.cpython-*`/`.abi3` file name,
+/// no `PyInit_` export), and its file name is named by another library of
+/// the input (LibraryModel::library_strings, printf conversions as
+/// wildcards: nvshmem's "nvshmem_transport_%s.so.%d") or by the wheel's
+/// Python code (a quoted file name, or an f-string family such as
+/// bitsandbytes' f"libbitsandbytes_{...}"). "" when any of that fails.
+std::string plugin_evidence(const CheckModel& m, size_t i);
 
 /// Simulates the loader (the order in the header comment) from each
 /// loadable library of `m` as a root, as if Python or ctypes had opened it

@@ -39,6 +39,11 @@ struct LibraryModel {
   /// read-only data ("libcublas.so.12"): what it may dlopen by name
   /// (ctranslate2, xgboost's NCCL, libkvikio's cuFile). At most 64, sorted.
   std::vector<std::string> dlopen_names;
+  /// Every library file name the file holds as a string in the same data,
+  /// any class, with printf conversions kept ("nvshmem_transport_%s.so.%d",
+  /// "libonnxruntime_providers_cuda.so"): the plugins it may open by name
+  /// (model/loading.h: plugin_evidence). At most 256, sorted.
+  std::vector<std::string> library_strings;
   DeviceCode device;         ///< every entry, payloads decoded (Depth::full); names kept only on request
   DeviceSummary summary;     ///< of `device`, kernel count included
   bool device_read = false;  ///< read_device_code() succeeded (`device` and `summary` are valid)
@@ -76,8 +81,12 @@ struct PythonLoad {
     pathfinder,     ///< cuda.pathfinder load_nvidia_dynamic_lib("nvrtc"): lib<name>.so*
     nvidia_module,  ///< `import nvidia.libnvcomp` / nvidia.<pkg>.load_library(): lib<pkg>.so*
     soname,         ///< a quoted "libcublas.so.12" (ctypes.CDLL / dlopen by name)
+    file_pattern,   ///< an f-string naming library files, f"libbitsandbytes_{...}": `name` is "libbitsandbytes_*"
   } kind = Kind::soname;
   std::string name;    ///< "nvrtc", "libnvcomp", "libcublas.so.12"
+  /// pathfinder only: the call takes its name from a variable, and `name`
+  /// is a literal of the same file that names an NVIDIA library.
+  bool indirect = false;
   /// True when `soname` (a DT_NEEDED name) is what this load puts in the process.
   bool loads(const std::string& soname) const;
   /// "libcudf/load.py: load_nvidia_dynamic_lib(\"nvrtc\")"
@@ -86,6 +95,10 @@ struct PythonLoad {
 
 /// Scans Python source (at most the first 4 MiB) for the loads above.
 std::vector<PythonLoad> python_loads(std::string_view member, ByteView source);
+
+/// Scans package data in JSON (at most 1 MiB) for double-quoted sonames,
+/// the list a Python loader hands to ctypes (faiss' _preload_library.json).
+std::vector<PythonLoad> json_loads(std::string_view member, ByteView source);
 
 /// A wheel member as the checks see it.
 struct MemberModel {

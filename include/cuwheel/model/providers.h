@@ -40,6 +40,9 @@ struct Provider {
   /// Which of the three places: a wheel checked in the same run, a
   /// dependency wheel given apart (--deps), the built-in table.
   enum class From { run, deps, builtin } from = From::builtin;
+  /// A generic runtime the distribution happens to ship (torch's
+  /// libgomp.so.1): found once it is loaded, but no reason to depend on it.
+  bool generic = false;
 };
 
 /// Sonames (DT_SONAME, or the file name where a library has none) to the

@@ -11,6 +11,12 @@
 // one, the entry is never consulted for a CUDA library: a note (catboost's
 // /home/runner/... entries, bitsandbytes' /usr/local/cuda-12.x entries
 // beside a torch that loads libcudart).
+//
+// A plugin that the package opens with dlopen only when it is chosen
+// (model/loading.h: plugin_evidence; bitsandbytes' ROCm backends with
+// /opt/rocm/lib, nvshmem's MPI bootstrap) searches the entry only on the
+// machines that choose it, where it usually names the runtime's standard
+// prefix: a warning.
 #include <string_view>
 
 #include "loading_util.h"
@@ -51,6 +57,13 @@ void build_machine_path(const Context& ctx, Emitter& out) {
                      "could be there: every DT_NEEDED is the system's, the driver's, loaded by a declared "
                      "dependency or found through an entry before it",
                  "remove it (build with -Wl,-rpath,'$ORIGIN/...' only, or let the repair step rewrite it)");
+      } else if (e.kind == loading::SearchEntry::Kind::absolute && !loads.plugin[li].empty()) {
+        out.warn(lib.member, e.tag + " " + e.raw,
+                 "absolute " + e.tag + " entry " + e.raw + (tree.empty() ? "" : " (a build-machine path)") +
+                     " points outside the installed wheel; the library is a plugin opened with dlopen when it is "
+                     "chosen at run time (" + loads.plugin[li] + "), so only the machines that choose it search "
+                     "there, and they find whatever that path holds",
+                 "remove it, or keep it only where it names the standard prefix of the runtime the plugin is for");
       } else if (e.kind == loading::SearchEntry::Kind::absolute) {
         out.emit(lib.member, e.tag + " " + e.raw,
                  "absolute " + e.tag + " entry " + e.raw + (tree.empty() ? "" : " (a build-machine path)") +

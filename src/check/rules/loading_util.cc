@@ -2,13 +2,43 @@
 #include "loading_util.h"
 
 #include <cctype>
+#include <initializer_list>
 
 #include "cuwheel/wheel/pep508.h"
 #include "rules.h"
 
 namespace cuwheel::check::rule_impl::loading {
 
-bool Requirements::has(const std::string& d) const { return find(d) != nullptr; }
+bool Requirements::has(const std::string& d) const {
+  if (find(d)) return true;
+  for (const auto& x : implied)
+    if (x.distribution == d) return true;
+  return false;
+}
+
+namespace {
+
+// What NVIDIA's component packages themselves require (Requires-Dist of
+// nvidia-cudnn-cu12 9.28.0.42, nvidia-cudnn-cu13 9.28.1.4,
+// nvidia-cusolver-cu12 11.7.5.82, nvidia-cusolver 12.4.1.2,
+// nvidia-cusparse(-cu12) 12.9.4.2 / 12.5.10.65, nvidia-cufft(-cu12)
+// 12.5.0.14 / 11.4.1.4, read from PyPI): declaring one installs these too.
+struct NvidiaRequires {
+  const char* distribution;
+  std::initializer_list<const char*> requires_;
+};
+const NvidiaRequires kNvidiaRequires[] = {
+    {"nvidia-cudnn-cu12", {"nvidia-cublas-cu12"}},
+    {"nvidia-cudnn-cu13", {"nvidia-cublas"}},
+    {"nvidia-cusolver-cu12", {"nvidia-cublas-cu12", "nvidia-nvjitlink-cu12", "nvidia-cusparse-cu12"}},
+    {"nvidia-cusolver", {"nvidia-cublas", "nvidia-nvjitlink", "nvidia-cusparse"}},
+    {"nvidia-cusparse-cu12", {"nvidia-nvjitlink-cu12"}},
+    {"nvidia-cusparse", {"nvidia-nvjitlink"}},
+    {"nvidia-cufft-cu12", {"nvidia-nvjitlink-cu12"}},
+    {"nvidia-cufft", {"nvidia-nvjitlink"}},
+};
+
+}  // namespace
 
 const Declared* Requirements::find(const std::string& d) const {
   for (const auto& x : declared)
@@ -66,6 +96,13 @@ Requirements read_requirements(const CheckModel& m) {
     }
     out.declared.push_back({std::string(d->name), d->cuda_major, text, behind});
   }
+  for (const auto& d : out.declared)
+    for (const auto& r : kNvidiaRequires)
+      if (d.distribution == r.distribution)
+        for (const char* dep : r.requires_)
+          if (auto dd = lookup_distribution(dep))
+            out.implied.push_back({std::string(dd->name), dd->cuda_major, d.distribution + " requires " + dep,
+                                   d.behind_extras, d.major_certain, false});
   return out;
 }
 
@@ -201,7 +238,7 @@ bool entry_never_decides(const Context& ctx, const model::LoadResolution& loads,
         at = i;
         break;
       }
-    if (at > pos) return false;
+    if (at >= pos) return false;  // found there: the entry decides
   }
   return true;
 }

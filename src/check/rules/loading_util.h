@@ -39,8 +39,12 @@ struct Declared {
 /// Everything the wheel's Requires-Dist says about NVIDIA packages.
 struct Requirements {
   std::vector<Declared> declared;
+  /// Packages that a declared NVIDIA package itself requires (nvidia-cudnn-cu13
+  /// requires nvidia-cublas): installed with it, never reported as unused.
+  std::vector<Declared> implied;
   /// Requires-Dist entries naming a deprecated `-cu13` placeholder: (text, distribution).
   std::vector<std::pair<std::string, Distribution>> deprecated;
+  /// Declared, or implied by a declared NVIDIA package.
   bool has(const std::string& distribution) const;
   const Declared* find(const std::string& distribution) const;
 };

@@ -2,12 +2,34 @@
 // equal the `Tag:` lines of WHEEL (what the builder declared). PEP 427,
 // "File name convention" and "The .dist-info directory"; PEP 425 for
 // compressed tag sets.
+//
+// A wheel built as `linux_<arch>` and renamed by hand to a manylinux or
+// musllinux tag (cupy, vllm, torchvision and torchaudio do it) installs:
+// pip and uv select by the file name and never read WHEEL's `Tag:` lines.
+// When the two differ only so (same interpreter and ABI tags, WHEEL's
+// platforms all `linux_<arch>`, the name's all manylinux/musllinux of that
+// arch) it is a warning; platform-tag checks what the name promises.
 #include <algorithm>
 #include <set>
 
 #include "rules.h"
 
 namespace cuwheel::check::rule_impl {
+
+namespace {
+
+// The architecture of a Linux platform tag (PEP 600, PEP 656, PEP 599):
+// linux_x86_64, manylinux2014_x86_64 -> after the first '_';
+// manylinux_2_28_x86_64, musllinux_1_2_aarch64 -> after the third.
+std::string arch_of(const std::string& p) {
+  size_t skip = (p.rfind("manylinux_", 0) == 0 || p.rfind("musllinux_", 0) == 0) ? 3 : 1;
+  size_t i = std::string::npos;
+  for (size_t k = 0, from = 0; k < skip; ++k, from = i + 1)
+    if ((i = p.find('_', from)) == std::string::npos) return p;
+  return p.substr(i + 1);
+}
+
+}  // namespace
 
 void tag_mismatch(const Context& ctx, Emitter& out) {
   const CheckModel& m = ctx.model;
@@ -23,6 +45,33 @@ void tag_mismatch(const Context& ctx, Emitter& out) {
     for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
     return s.empty() ? std::string("none") : s;
   };
+  // Tag text "py3-none-linux_x86_64": interpreter-abi before the last '-'.
+  auto head = [](const std::string& t) { return t.substr(0, t.rfind('-')); };
+  auto plat = [](const std::string& t) { return t.substr(t.rfind('-') + 1); };
+  bool renamed = !only_name.empty() && !only_wheel.empty();
+  std::set<std::string> heads_name, heads_wheel, arch_name, arch_wheel;
+  for (const auto& t : only_name) {
+    const std::string p = plat(t);
+    heads_name.insert(head(t));
+    const bool many = p.rfind("manylinux", 0) == 0 || p.rfind("musllinux", 0) == 0;
+    renamed = renamed && many;
+    arch_name.insert(arch_of(p));
+  }
+  for (const auto& t : only_wheel) {
+    const std::string p = plat(t);
+    heads_wheel.insert(head(t));
+    renamed = renamed && p.rfind("linux_", 0) == 0;
+    arch_wheel.insert(arch_of(p));
+  }
+  renamed = renamed && heads_name == heads_wheel && arch_name == arch_wheel;
+  if (renamed) {
+    out.warn(m.dist_info + "/WHEEL", "Tag",
+             "the file name says [" + join(only_name) + "] and WHEEL says [" + join(only_wheel) +
+                 "]: the wheel was built for linux and renamed by hand; installers select by the file name, so it "
+                 "installs, but nothing has checked that it keeps the manylinux promise (platform-tag does that here)",
+             "repair it (auditwheel or cuwheel repair) or retag it with `wheel tags --platform-tag`, which rewrites WHEEL too");
+    return;
+  }
   out.emit(m.dist_info + "/WHEEL", "Tag", "file name tags [" + join(only_name) + "] are not in WHEEL; WHEEL tags [" +
                join(only_wheel) + "] are not in the file name",
            "rename the wheel with `wheel tags` (or repair it) instead of renaming the file by hand");

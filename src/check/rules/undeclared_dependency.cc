@@ -9,6 +9,13 @@
 // A name that a declared dependency puts in the process (model/providers.h:
 // torch's libraries NEED libcudart.so.13 and torch requires its package) is
 // a note naming that dependency: pip installs the NVIDIA package through it.
+//
+// A name the wheel's Python code loads through cuda.pathfinder
+// (load_nvidia_dynamic_lib, CheckModel::python_loads) while the wheel
+// declares cuda-pathfinder is a note: pathfinder looks in the NVIDIA
+// wheels, conda and the system CUDA in turn and raises a clear error when
+// none has it, so the package leaves the choice of CUDA to the user
+// (cupy-cuda12x: NCCL and cuTENSOR from any of the three).
 #include <map>
 #include <set>
 
@@ -34,8 +41,16 @@ void undeclared_dependency(const Context& ctx, Emitter& out) {
   };
   std::map<std::string, Missing> missing;  // distribution -> what needs it
   std::map<std::string, Missing> through;  // "dist via dep" -> what needs it (notes)
+  std::map<std::string, Missing> by_pathfinder;  // distribution -> what needs it (notes)
   const auto deps = loading::declared_distributions(m);  // declared distributions -> Requires-Dist text
   auto declared_provider = [&](const std::string& n) { return loading::declared_provider(ctx, deps, n); };
+  const bool has_pathfinder = deps.count("cuda-pathfinder") > 0;
+  auto pathfinder_load = [&](const std::string& n) -> const model::PythonLoad* {
+    if (!has_pathfinder) return nullptr;
+    for (const auto& l : m.python_loads)
+      if (l.kind == model::PythonLoad::Kind::pathfinder && l.loads(n)) return &l;
+    return nullptr;
+  };
   for (const auto& lib : m.libraries) {
     if (!loading::loadable(lib)) continue;
     std::set<std::string> counted;
@@ -57,6 +72,14 @@ void undeclared_dependency(const Context& ctx, Emitter& out) {
         }
       }
       if (ok) continue;
+      if (const model::PythonLoad* l = pathfinder_load(n)) {
+        auto& t = by_pathfinder[want];
+        if (t.member.empty()) t.member = lib.member;
+        t.extra = l->describe();
+        t.names.insert(n);
+        if (counted.insert("pathfinder\n" + want).second) ++t.libs;
+        continue;
+      }
       if (const model::Provider* p = declared_provider(n)) {
         auto& t = through[want + "\n" + p->distribution];
         if (t.member.empty()) t.member = lib.member;
@@ -81,6 +104,16 @@ void undeclared_dependency(const Context& ctx, Emitter& out) {
                  dep + " (declared: " + deps.at(dep) + ") loads it [" + t.extra + "], so installing " + dep +
                  " brings it",
              "declare " + dist + " as well if this library may load without " + dep);
+  }
+  for (const auto& [dist, t] : by_pathfinder) {
+    std::vector<std::string> names(t.names.begin(), t.names.end());
+    out.note(t.member, "DT_NEEDED " + names.front(),
+             loading::join_some(names, 3) + " (needed by " + std::to_string(t.libs) + " librar" +
+                 (t.libs == 1 ? "y" : "ies") + ") comes from " + dist +
+                 ", which Requires-Dist does not declare; the package loads it through cuda.pathfinder (" + t.extra +
+                 ", declared: " + deps.at("cuda-pathfinder") +
+                 "), which finds it in an NVIDIA wheel, conda or the system CUDA, and says so when none has it",
+             "declare " + dist + " (or behind an extra) if the package should bring it itself");
   }
   for (const auto& [dist, miss] : missing) {
     std::vector<std::string> names(miss.names.begin(), miss.names.end());

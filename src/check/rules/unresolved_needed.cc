@@ -18,7 +18,10 @@
 // when the wheel declares it (Requires-Dist), and resolved outright when a
 // RUNPATH entry names the dependency's folder; an error naming the
 // provider when the wheel does not declare it. A name the wheel's own
-// Python code loads by name first (CheckModel::python_loads) is a note too.
+// Python code loads by name first (CheckModel::python_loads) is a note too,
+// and so is a name that a plugin needs (model/loading.h: plugin_evidence):
+// a library that nothing NEEDs, no Python extension, that another library
+// or the Python code of the wheel opens by name when it is chosen.
 #include <map>
 
 #include "cuwheel/wheel/pep508.h"
@@ -140,7 +143,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
             for (const auto& e : entries)
               if (e.kind == loading::SearchEntry::Kind::origin && !e.escapes && e.dir == p->folder) by_folder = true;
           if (!declared_provider || (p->ships && !declared_provider->ships)) declared_provider = p;
-        } else if (p->ships && !undeclared_provider && p->from != Provider::From::run && elsewhere.empty()) {
+        } else if (p->ships && !p->generic && !undeclared_provider && p->from != Provider::From::run && elsewhere.empty()) {
           // A framework or a dependency wheel given apart; not another
           // wheel that happens to be checked in the same run.
           undeclared_provider = p;
@@ -178,6 +181,21 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
                 msg += "; the declared " + dist + " (" + p->source + ") loads " + other + ", not " + n +
                        ": this library was built for another CUDA major than that " + dist;
         }
+      }
+      // A plugin opened with dlopen only when it is chosen at run time
+      // (nvshmem's transports, onnxruntime's execution providers,
+      // bitsandbytes' backends): what it NEEDs comes from the machine that
+      // chooses it; the rest of the package loads without it.
+      if (!loads.plugin[li].empty() && !undeclared_provider) {
+        auto& note = notes[n];
+        if (note.libs++ == 0) {
+          note.member = lib.member;
+          note.msg = msg + "; the library is a plugin opened with dlopen when it is chosen at run time (" +
+                     loads.plugin[li] + "), so " + n +
+                     " must come from the machine that uses it, and the rest of the package loads without it";
+          note.hint = "say in the documentation what the plugin needs installed (or " + hint + ")";
+        }
+        continue;
       }
       auto& a = agg[n];
       if (a.libs++ == 0) {

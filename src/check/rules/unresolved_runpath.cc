@@ -17,6 +17,24 @@
 // dependency's, already mapped), it is a note (torch's `$ORIGIN/../lib64`
 // on protoc, its `cusparselt/lib` fallback behind the folders that hold
 // its libraries).
+//
+// What the loader does search is graded by who could put a file there:
+// - a folder under one of the wheel's own top-level folders (gpu4pyscf's
+//   `$ORIGIN/deps/lib`, tensorflow's bazel `_solib_*` and `.runfiles`
+//   leftovers) that the wheel does not ship: no other distribution
+//   installs into it, so nothing is ever found there: a note;
+// - an entry that climbs above site-packages (torch's `_C` copies the
+//   `$ORIGIN/../../nvidia/...` entries of torch/lib, one level too high):
+//   on a normal install that folder is the interpreter's own lib folder,
+//   where no package installs libraries: a warning;
+// - NVIDIA folders of undeclared packages that no DT_NEEDED is searched
+//   for (entries that serve dlopen: jax's plugins, whose packages the
+//   framework's extra declares): a warning;
+// - a folder another distribution could fill, searched before the entry
+//   that finds a DT_NEEDED: a warning (what nothing finds at all is
+//   unresolved-needed's error);
+// - an NVIDIA folder of an undeclared package that a DT_NEEDED is searched
+//   in, and an entry relative to the working directory: an error.
 #include <algorithm>
 #include <set>
 
@@ -44,6 +62,19 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
       }
   const auto declared = loading::declared_distributions(m);
   const model::LoadResolution& loads = ctx.loads;
+  // The wheel's own top-level folders (a member "gpu4pyscf/lib/x.so" makes
+  // "gpu4pyscf" one; the .data and .dist-info folders are not).
+  std::set<std::string> own_tops;
+  for (const auto& mm : m.members) {
+    auto where = loading::install_path(mm.name);
+    if (!where) continue;
+    size_t slash = where->find('/');
+    if (slash != std::string::npos && slash > 0) own_tops.insert(where->substr(0, slash));
+  }
+  auto inside_own = [&](const std::string& dir) {
+    size_t slash = dir.find('/');
+    return slash != std::string::npos && own_tops.count(dir.substr(0, slash)) > 0;
+  };
   for (size_t li = 0; li < m.libraries.size(); ++li) {
     const LibraryModel& lib = m.libraries[li];
     if (!loading::loadable(lib) || lib.member.empty()) continue;
@@ -74,6 +105,7 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
         good_tails.insert(tail(e.raw));
     std::vector<std::string> undeclared_folders, escaping;
     std::set<std::string> undeclared_dists;
+    bool undeclared_harmless = true;
     for (const auto& e : entries) {
       if (!seen.insert(e.tag + e.raw).second) continue;
       const std::string loc = e.tag + " " + e.raw;
@@ -107,6 +139,7 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
         }
         if (declared) continue;
         undeclared_folders.push_back(e.raw);
+        undeclared_harmless = undeclared_harmless && harmless(e);
         undeclared_dists.insert(names.begin(), names.end());
         continue;
       }
@@ -119,8 +152,18 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
         out.note(lib.member, loc,
                  what + "; the loader finds every DT_NEEDED before it or without a search, so it is dead weight",
                  "remove the entry");
+      else if (wheel && inside_own(e.dir))
+        out.note(lib.member, loc,
+                 what + "; it lies inside the wheel's own " + e.dir.substr(0, e.dir.find('/')) +
+                     " folder, where no other distribution installs files, so the loader searches it and never "
+                     "finds anything there",
+                 "remove the entry (a leftover of the build tree)");
       else
-        out.emit(lib.member, loc, what, "remove the entry, or ship/declare what it should find there");
+        out.warn(lib.member, loc,
+                 what + "; the loader searches it before the entry that finds a DT_NEEDED, so a library of that name "
+                        "that another distribution puts there would be loaded instead (a DT_NEEDED found nowhere is "
+                        "unresolved-needed's error)",
+                 "remove the entry, or ship/declare what it should find there");
     }
     // One finding per library for the entries that climb out of the tree.
     if (!escaping.empty() && escaping_harmless)
@@ -130,15 +173,27 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
                    "), but the loader finds every DT_NEEDED before them or without a search",
                "count the '..' from the library's own folder, or remove the entries");
     else if (!escaping.empty())
-      out.emit(lib.member, (lib.load.runpath.empty() ? "DT_RPATH " : "DT_RUNPATH ") + escaping.front(),
+      out.warn(lib.member, (lib.load.runpath.empty() ? "DT_RPATH " : "DT_RUNPATH ") + escaping.front(),
                std::to_string(escaping.size()) + " search-path entr" + (escaping.size() == 1 ? "y climbs" : "ies climb") +
                    " above site-packages from " + (dir.empty() ? "the root" : dir) +
-                   " and can only find files outside the install tree: " + loading::join_some(escaping, 3),
+                   " and can only find files outside the install tree: " + loading::join_some(escaping, 3) +
+                   "; on a normal install that is the interpreter's own folder, where no package installs libraries, "
+                   "so the loader searches them and finds nothing, but it does search them first",
                "count the '..' from the library's own folder: " + dir + " is " +
                    std::to_string(dir.empty() ? 0 : std::count(dir.begin(), dir.end(), '/') + 1) +
                    " level(s) below site-packages");
     // One finding per library for NVIDIA folders of undeclared packages.
-    if (!undeclared_folders.empty())
+    if (!undeclared_folders.empty() && undeclared_harmless)
+      out.warn(lib.member, (lib.load.runpath.empty() ? "DT_RPATH " : "DT_RUNPATH ") + undeclared_folders.front(),
+               std::to_string(undeclared_folders.size()) + " search-path entr" +
+                   (undeclared_folders.size() == 1 ? "y names the folder" : "ies name the folders") + " of NVIDIA packages (" +
+                   loading::join_some(std::vector<std::string>(undeclared_dists.begin(), undeclared_dists.end()), 3) +
+                   ") that Requires-Dist does not declare: " + loading::join_some(undeclared_folders, 3) +
+                   "; no DT_NEEDED is searched there (every one is found before them or without a search), so they "
+                   "serve only what the library opens with dlopen, which works once something else installs those "
+                   "packages (a framework's extra)",
+               "declare the packages, behind an extra if they are optional, so that pip can install them");
+    else if (!undeclared_folders.empty())
       out.emit(lib.member, (lib.load.runpath.empty() ? "DT_RPATH " : "DT_RUNPATH ") + undeclared_folders.front(),
                std::to_string(undeclared_folders.size()) + " search-path entr" +
                    (undeclared_folders.size() == 1 ? "y names the folder" : "ies name the folders") + " of NVIDIA packages (" +
