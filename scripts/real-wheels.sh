@@ -31,10 +31,16 @@ WHEEL_CACHE=${WHEEL_CACHE:-$repo/.cache/wheels}
 PLATFORM=${PLATFORM:-manylinux_2_28_x86_64}
 # NVIDIA's and others' (framework extensions, RAPIDS, multi-backend wheels,
 # auditwheel-repaired wheels), pinned so that reruns read the same bytes.
-WHEELS=${WHEELS:-"torch==2.15.0 torch==2.8.0 sgl-kernel==0.3.21 bitsandbytes==0.50.2 catboost==1.2.10 \
-librmm-cu12==26.10.0 libraft-cu12==26.10.0 libkvikio-cu12==26.10.0 libcudf-cu12==26.10.2 \
-rapids-logger==0.3.0 nvidia-cublas==13.10.0.20 nvidia-nccl-cu13==2.32.3 nvidia-cusparse==12.9.4.2 \
-nvidia-cudnn-cu13==9.28.1.4 jax-cuda13-plugin==0.10.2 cupy-cuda12x==14.2.0"}
+WHEELS=${WHEELS:-"torch==2.15.0 torch==2.8.0 torchvision==0.29.2 torchaudio==2.11.1 torchao==0.18.0 \
+xformers==0.0.35 vllm==0.34.0 sgl-kernel==0.3.21 flashinfer-cubin==0.6.13 fbgemm-gpu==1.9.0 lmdeploy==0.18.0 \
+autoawq-kernels==0.0.9 bitsandbytes==0.50.2 triton==3.9.0 tensorflow==2.21.0 paddlepaddle-gpu==2.6.2 \
+jax-cuda13-plugin==0.12.1 jax-cuda13-pjrt==0.12.1 jax-cuda12-plugin==0.12.0.1 cupy-cuda12x==14.2.0 cupy-cuda13x==14.2.0 \
+onnxruntime-gpu==1.31.1 faiss-gpu-cu12==1.14.1.post1 ctranslate2==4.8.5 xgboost==3.4.1 catboost==1.2.10 \
+spconv-cu126==2.3.8 cumm-cu126==0.8.2 gpu4pyscf-cuda12x==1.9.2 \
+librmm-cu12==26.10.0 libraft-cu12==26.10.0 libkvikio-cu12==26.10.0 libcudf-cu12==26.10.2 libcuvs-cu12==26.10.0 \
+pylibraft-cu12==26.10.0 cudf-cu12==26.10.2 rapids-logger==0.3.0 warp-lang==1.19.0 \
+nvidia-cublas==13.10.0.20 nvidia-nccl-cu13==2.32.6 nvidia-cusparse==12.9.4.2 nvidia-cudnn-cu13==9.28.1.4 \
+nvidia-curand==10.4.5.25 nvidia-nvshmem-cu13==3.8.0"}
 
 [ -x "$CUWHEEL" ] || { echo "real-wheels: no cuwheel binary at $CUWHEEL (build first)" >&2; exit 2; }
 mkdir -p "$WHEEL_CACHE"
@@ -57,7 +63,7 @@ for spec in $WHEELS; do
   norm=$(echo "$name" | tr 'A-Z-.' 'a-z__')
   f=$(ls "$WHEEL_CACHE/$norm-$ver-"*.whl 2>/dev/null | head -n1 || true)
   if [ -z "$f" ]; then
-    python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.11 \
+    python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
       "${plat_args[@]}" -d "$WHEEL_CACHE" "$spec" >&2
     f=$(ls "$WHEEL_CACHE/$norm-$ver-"*.whl | head -n1)
   fi

@@ -191,7 +191,9 @@ bool glob_match(std::string_view pat, std::string_view name) {
   return a == p.size();
 }
 
-bool python_extension(const LibraryModel& lib, const std::string& file) {
+}  // namespace
+
+bool python_extension_module(const LibraryModel& lib, const std::string& file) {
   if (file.find(".cpython-") != std::string::npos || file.find(".abi3.") != std::string::npos ||
       file.find(".pypy") != std::string::npos)
     return true;
@@ -199,8 +201,6 @@ bool python_extension(const LibraryModel& lib, const std::string& file) {
     if (e.rfind("PyInit_", 0) == 0) return true;
   return false;
 }
-
-}  // namespace
 
 namespace {
 
@@ -211,7 +211,7 @@ std::string plugin_evidence_in(const CheckModel& m, size_t i, const std::set<std
   auto where = install_path(lib.member);
   if (!where) return "";
   const std::string file = file_name(*where);
-  if (python_extension(lib, file)) return "";
+  if (python_extension_module(lib, file)) return "";
   if (needed_names.count(file) || (lib.load.soname && needed_names.count(*lib.load.soname))) return "";
   for (size_t j = 0; j < libs.size(); ++j) {
     if (j == i) continue;

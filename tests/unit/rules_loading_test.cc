@@ -595,3 +595,19 @@ TEST(RulesLoading, UndeclaredNvidiaFolderForDlopenOnlyIsAWarning) {
   auto fs2 = only({n}, "unresolved-runpath");
   EXPECT_EQ(count_sev(fs2, "unresolved-runpath", Severity::error), 1u) << dump(fs2);
 }
+
+TEST(RulesLoading, NeededPythonExtensionModuleIsInTheProcessFirst) {
+  // triton/plugins/libMLIRDialectPlugin.so NEEDs libtriton.so, the
+  // extension module triton/_C/libtriton.so (a PyInit_ export only).
+  auto make = [](bool extension) {
+    auto m = wheel_model("tri", {});
+    add_lib(m, "tri/_C/libtri.so", {});
+    if (extension) m.libraries.back().exports = {"PyInit_libtri"};
+    add_lib(m, "tri/plugins/libplug.so", {"libtri.so"}, {"$ORIGIN/../lib"});
+    return m;
+  };
+  auto fs = only({make(true)}, "unresolved-needed");
+  EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::note), 1u) << dump(fs);
+  auto fs2 = only({make(false)}, "unresolved-needed");
+  EXPECT_EQ(count_sev(fs2, "unresolved-needed", Severity::error), 1u) << dump(fs2);
+}

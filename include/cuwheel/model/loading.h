@@ -125,6 +125,11 @@ struct LoadResolution {
   std::vector<std::string> plugin;
 };
 
+/// True when `lib`, whose file name is `file`, is a Python extension
+/// module: a `.cpython-*`, `.abi3.` or `.pypy` file name, or a `PyInit_`
+/// export (PEP 3149, PEP 384; triton/_C/libtriton.so has only the export).
+bool python_extension_module(const LibraryModel& lib, const std::string& file);
+
 /// Why library `i` of `m` is a plugin: no library of the input NEEDs it,
 /// it is no Python extension module (no `.cpython-*`/`.abi3` file name,
 /// no `PyInit_` export), and its file name is named by another library of

@@ -95,6 +95,30 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
                         (entries.empty() ? std::string("any RPATH/RUNPATH (the library has none)")
                                          : tag + " " + path_text);
       std::string hint;
+      // The wheel ships a Python extension module of that name (triton's
+      // plugins NEED triton/_C/libtriton.so): whatever opens this library
+      // runs after Python imported that module, whose soname is then in
+      // the process.
+      std::string ext_member;
+      if (!elsewhere.empty())
+        for (const auto& other : m.libraries) {
+          auto ow = other.member.empty() ? std::nullopt : loading::install_path(other.member);
+          if (!ow || loading::dir_of(*ow) != (elsewhere == "." ? "" : elsewhere)) continue;
+          const std::string f = ow->substr(ow->rfind('/') == std::string::npos ? 0 : ow->rfind('/') + 1);
+          if ((f == n || (other.load.soname && *other.load.soname == n)) && model::python_extension_module(other, f))
+            ext_member = other.member;
+        }
+      if (!ext_member.empty()) {
+        auto& note = notes[n];
+        if (note.libs++ == 0) {
+          note.member = lib.member;
+          note.msg = msg + "; the wheel ships it in " + elsewhere + " as the Python extension module " + ext_member +
+                     ", which Python has imported before anything can open this library, so the loader finds " + n +
+                     " in the process by its soname";
+          note.hint = "add $ORIGIN/<relative path to " + elsewhere + "> to the RUNPATH to find it without that order";
+        }
+        continue;
+      }
       if (!elsewhere.empty()) {
         msg += "; the wheel ships it in " + elsewhere;
         hint = "add $ORIGIN/<relative path to " + elsewhere + "> to the RUNPATH";
