@@ -6,7 +6,10 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iostream>
 
 namespace cuwheel {
 
@@ -107,6 +110,56 @@ Status write_file_atomic(const std::string& path, std::string_view data, unsigne
     return Error(path + ": rename failed: " + errno_text(e));
   }
   return Ok{};
+}
+
+namespace {
+
+Status write_through(int fd, const std::string& path, std::string_view data) {
+  size_t put = 0;
+  while (put < data.size()) {
+    ssize_t n = ::write(fd, data.data() + put, data.size() - put);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error(path + ": write failed: " + errno_text(errno));
+    put += static_cast<size_t>(n);
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Status write_output(const std::string& path, std::string_view data, unsigned mode) {
+  if (path == "-") {
+    // What the caller printed through iostreams or stdio comes first.
+    std::cout.flush();
+    std::fflush(stdout);
+    return write_through(STDOUT_FILENO, "standard output", data);
+  }
+  struct stat ls {};
+  if (::lstat(path.c_str(), &ls) != 0) {
+    if (errno == ENOENT) return write_file_atomic(path, data, mode);
+    return Error(path + ": cannot inspect: " + errno_text(errno));
+  }
+  std::string target = path;
+  struct stat st = ls;
+  if (S_ISLNK(ls.st_mode)) {
+    if (::stat(path.c_str(), &st) != 0)
+      return Error(path + ": a symbolic link to nothing (" + errno_text(errno) + "); refusing to replace it");
+    char* real = ::realpath(path.c_str(), nullptr);
+    if (!real) return Error(path + ": cannot resolve the link: " + errno_text(errno));
+    target = real;
+    std::free(real);
+  }
+  if (S_ISREG(st.st_mode)) return write_file_atomic(target, data, mode);
+  if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return Error(path + ": cannot open for writing: " + errno_text(errno));
+    Status w = write_through(fd, path, data);
+    if (::close(fd) != 0 && w) return Error(path + ": close failed: " + errno_text(errno));
+    return w;
+  }
+  if (S_ISBLK(st.st_mode)) return Error(path + ": a block device; refusing to write an output there");
+  if (S_ISDIR(st.st_mode)) return Error(path + ": a folder, not a file");
+  return Error(path + ": not a regular file, pipe or character device; refusing to replace it");
 }
 
 }  // namespace cuwheel

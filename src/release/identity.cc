@@ -387,7 +387,7 @@ Status write_stamp(const std::string& path, const Identity& current) {
     std::filesystem::create_directories(parent, ec);
     if (ec) return Error(path + ": cannot create folder " + parent.string() + ": " + ec.message());
   }
-  return write_file_atomic(path, current.str() + "\n");
+  return write_output(path, current.str() + "\n");
 }
 
 }  // namespace cuwheel::identity

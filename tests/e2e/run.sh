@@ -476,6 +476,20 @@ expect_out 'error\[missing-entry-point\].*gui_scripts'
 expect_rc 2 check --entry-point 'console_scripts:' "$CW/cwfix-1.0.0-py3-none-any.whl"
 expect_out 'entry-point.*GROUP:NAME' "$WORK/err"
 
+# --- Outputs the user names: written through, never renamed over ------------
+# (-o /dev/null as root used to replace the device node with a file.)
+expect_rc 0 arch --release 13.0 -o - 9.0
+expect_out '^sm_90'
+expect_rc 0 arch --release 13.0 -o /dev/null 9.0
+[ -c /dev/null ] && ok || bad "/dev/null is no longer a character device"
+echo old > "$WORK/arch-target.txt"
+ln -sf "$WORK/arch-target.txt" "$WORK/arch-link.txt"
+expect_rc 0 arch --release 13.0 -o "$WORK/arch-link.txt" 9.0
+[ -L "$WORK/arch-link.txt" ] && grep -q '^sm_90' "$WORK/arch-target.txt" && ok || bad "-o through a symlink did not write its target"
+ln -sf "$WORK/nowhere" "$WORK/arch-dangling"
+expect_rc 2 arch --release 13.0 -o "$WORK/arch-dangling" 9.0
+expect_out 'symbolic link to nothing' "$WORK/err"
+
 # --- Usage rules shared by every subcommand ---------------------------------
 # An empty option value (what an unset CI variable becomes) is a usage error,
 # never "not given": a guard must not switch itself off.

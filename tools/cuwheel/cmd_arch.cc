@@ -68,12 +68,12 @@ bool g_wrote = false;  // emit() wrote this run's result
 // Writes `text` to --output (atomically) or stdout.
 int emit(const std::string& text) {
   g_wrote = true;
-  if (g_opts.output.empty()) {
+  if (g_opts.output.empty() || g_opts.output == "-") {
     std::cout << text;
     std::cout.flush();
     return kExitOk;
   }
-  if (auto st = write_file_atomic(g_opts.output, text); !st) {
+  if (auto st = write_output(g_opts.output, text); !st) {
     error("--output", st.error().message());
     return kExitUnreadable;
   }
@@ -218,7 +218,8 @@ void setup_arch(CLI::App* cmd) {
   cmd->add_flag("--release-list", g_opts.release_list,
                 "Print the release list of --release: SASS for each of its architectures, PTX for the last (docs/arch.md)");
   cmd->add_option("-o,--output", g_opts.output,
-                  "Write the result to FILE (atomically) instead of stdout; a run that fails (exit 1 or 2) removes an "
+                  "Write the result to FILE (atomically; '-' is stdout; a pipe or character device is written through, a "
+                  "symlink's target replaced) instead of stdout; a run that fails (exit 1 or 2) removes an "
                   "existing FILE, so an earlier result cannot pass for this run's");
   cmd->footer(
       "Exit status: 0 ok; 1 an entry is well-formed but names no real architecture (sm_0, sm_99, sm_80a) or one the\n"

@@ -71,12 +71,12 @@ bool g_wrote = false;  // emit() wrote this run's result to --output
 
 int emit(const std::string& text) {
   g_wrote = true;
-  if (g_opts.output.empty()) {
+  if (g_opts.output.empty() || g_opts.output == "-") {
     std::cout << text;
     std::cout.flush();
     return kExitOk;
   }
-  if (auto st = write_file_atomic(g_opts.output, text); !st) {
+  if (auto st = write_output(g_opts.output, text); !st) {
     error("--output", st.error().message());
     return kExitUnreadable;
   }
@@ -299,7 +299,8 @@ void setup_matrix(CLI::App* cmd) {
   cmd->add_option("--format", g_opts.format, "text (the matrix on stdout) or json (matrix, dropped rows, findings)")
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("-o,--output", g_opts.output,
-                  "Write the result to FILE (atomically) instead of stdout; a run that fails (exit 1 or 2) removes an "
+                  "Write the result to FILE (atomically; '-' is stdout; a pipe or character device is written through, a "
+                  "symlink's target replaced) instead of stdout; a run that fails (exit 1 or 2) removes an "
                   "existing FILE, so an earlier matrix cannot pass for this run's");
   cmd->add_flag("-v,--verbose", g_opts.verbose, "List every dropped row");
 }

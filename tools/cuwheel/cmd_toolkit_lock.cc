@@ -230,7 +230,7 @@ int run_toolkit_lock() {
     return kExitOk;
   }
   if (changed) {
-    if (auto w = write_file_atomic(g.lock, text); !w) {
+    if (auto w = write_output(g.lock, text); !w) {
       print_error(g.lock, w.error().message());
       return kExitUnreadable;
     }

@@ -30,4 +30,14 @@ Expected<std::string> read_file_or_pipe(const std::string& path, size_t max_byte
 /// is left as it was. Errors name the path and the failing call.
 Status write_file_atomic(const std::string& path, std::string_view data, unsigned mode = 0644);
 
+/// Writes an output the user named (`-o FILE`, `--stamp FILE`, a lock
+/// file): "-" is standard output; a name that does not exist or is a
+/// regular file is written with write_file_atomic; a symbolic link is
+/// followed and what it resolves to is written the same way (the link
+/// stays); a FIFO or character device (/dev/stdout, /dev/null, a pipe) is
+/// written through, never replaced. Errors name the path: a block device,
+/// a folder, a socket or a dangling link is refused, and the failing call
+/// otherwise.
+Status write_output(const std::string& path, std::string_view data, unsigned mode = 0644);
+
 }  // namespace cuwheel
