@@ -198,7 +198,11 @@ def do_wheel(whl):
         for name, d, base, out in per_member:
             ref = out[mi][1]
             tmp, new = ("'" + os.path.join(d, base) + "'").encode(), ("'" + absw + ":" + name + "'").encode()
-            exp_out += b"\nmember " + absw.encode() + b":" + name.encode() + b":\n" + ref[0].replace(tmp, new)
+            # An archive member's line names the archive unquoted:
+            # "member <path>/libx.a:obj.o:".
+            amem = (b"member " + os.path.join(d, base).encode() + b":", b"member " + (absw + ":" + name).encode() + b":")
+            exp_out += (b"\nmember " + absw.encode() + b":" + name.encode() + b":\n" +
+                        ref[0].replace(tmp, new).replace(*amem))
             exp_err += ref[1].replace(tmp, new).splitlines()
             if ref[2] == 1: exp_rc = 1
         got = run([CUWHEEL, "list", "--format", "cuobjdump"] + [CW_FLAGS[x] for x in m] + [absw], "/")

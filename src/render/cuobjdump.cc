@@ -122,7 +122,7 @@ std::optional<std::string> refusal(const EntryFacts& e, const std::string& abs) 
 }  // namespace
 
 Output render(const std::string& path, const std::string& cwd, FileKind kind, const std::vector<ObjectCode>& objects,
-              const Mode& mode_in) {
+              const Mode& mode_in, const std::string& file_name) {
   Output o;
   const std::string abs = !path.empty() && path[0] == '/' ? path : cwd + "/" + path;
   Mode mode = mode_in;
@@ -147,7 +147,7 @@ Output render(const std::string& path, const std::string& cwd, FileKind kind, co
   }
 
   const bool is_archive = kind == FileKind::archive;
-  const std::string name = last_component(path);
+  const std::string name = file_name.empty() ? last_component(path) : last_component(file_name);
   int elf_n = 0, ptx_n = 0;
   bool any_code = false;
   bool named_once = false;

@@ -476,6 +476,15 @@ expect_out 'error\[missing-entry-point\].*gui_scripts'
 expect_rc 2 check --entry-point 'console_scripts:' "$CW/cwfix-1.0.0-py3-none-any.whl"
 expect_out 'entry-point.*GROUP:NAME' "$WORK/err"
 
+# --- A wheel member at the wheel's root lists under its own file name --------
+# (cuobjdump of the extracted member names entries after the file, not
+# "w.whl:member": autoawq-kernels keeps its extensions at the root.)
+mkdir -p "$WORK/rootwheel" && cp "$BIN/libcomp_default.so" "$WORK/rootwheel/" &&
+  (cd "$WORK/rootwheel" && python3 -c "import zipfile; zipfile.ZipFile('rw-1.0-py3-none-any.whl','w').write('libcomp_default.so')")
+expect_rc 0 list --format cuobjdump "$WORK/rootwheel/rw-1.0-py3-none-any.whl"
+expect_out '^ELF file    1: libcomp_default\.1\.sm_'
+if grep -q 'whl:libcomp_default\.1' "$WORK/out"; then bad "entry named after the wheel path"; else ok; fi
+
 # --- Outputs the user names: written through, never renamed over ------------
 # (-o /dev/null as root used to replace the device node with a file.)
 expect_rc 0 arch --release 13.0 -o - 9.0

@@ -283,11 +283,13 @@ class ListVisitor : public InputVisitor {
     group_objects_.clear();
     if (ref.member.empty()) {
       group_path_ = ref.input;
+      group_file_.clear();
       group_header_.clear();
     } else {
       // A wheel or directory member has no cuobjdump listing of its own to
       // match: its name, read from the input, is shown through printable().
       group_path_ = printable(ref.input + ":" + ref.member);
+      group_file_ = printable(ref.member);  // entries are named after the member's file name
       std::string abs = !ref.input.empty() && ref.input[0] == '/' ? ref.input : cwd_ + "/" + ref.input;
       group_header_ = "\nmember " + printable(abs + ":" + ref.member) + ":\n";
       group_in_container_ = true;
@@ -312,7 +314,8 @@ class ListVisitor : public InputVisitor {
   void flush_group() {
     if (!group_active_) return;
     group_active_ = false;
-    auto out = cuobjdump::render(group_path_, cwd_, group_kind_, group_objects_, cuobjdump::Mode{o_.elf, o_.ptx, o_.all});
+    auto out = cuobjdump::render(group_path_, cwd_, group_kind_, group_objects_, cuobjdump::Mode{o_.elf, o_.ptx, o_.all},
+                                 group_file_);
     progress_.clear();
     std::cout << group_header_ << out.out;
     std::cout.flush();
@@ -358,7 +361,7 @@ class ListVisitor : public InputVisitor {
   // cuobjdump grouping
   bool group_active_ = false;
   bool group_in_container_ = false;
-  std::string group_key_, group_path_, group_header_;
+  std::string group_key_, group_path_, group_file_, group_header_;
   cuobjdump::FileKind group_kind_ = cuobjdump::FileKind::object;
   std::vector<cuobjdump::ObjectCode> group_objects_;
   int cuobjdump_status_ = 0;

@@ -50,8 +50,11 @@ enum class FileKind {
 /// `cwd` is the working directory that cuobjdump would prefix to a relative
 /// path in its messages. Objects must be read with Depth::arch or deeper,
 /// so that ELF entries are named after their cubin's own architecture.
+/// `file_name`, when set, is the file whose name the entries are named
+/// after instead of the last component of the path (a wheel member
+/// "w.whl:awq_ext.so" lists as cuobjdump lists the extracted awq_ext.so).
 Output render(const std::string& path_as_given, const std::string& cwd, FileKind kind,
-              const std::vector<ObjectCode>& objects, const Mode& mode);
+              const std::vector<ObjectCode>& objects, const Mode& mode, const std::string& file_name = "");
 
 /// The file name without its last extension ("libfoo.so.1" -> "libfoo.so",
 /// ".hidden" -> "").
