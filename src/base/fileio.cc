@@ -127,39 +127,80 @@ Status write_through(int fd, const std::string& path, std::string_view data) {
 
 }  // namespace
 
-Status write_output(const std::string& path, std::string_view data, unsigned mode) {
-  if (path == "-") {
-    // What the caller printed through iostreams or stdio comes first.
-    std::cout.flush();
-    std::fflush(stdout);
-    return write_through(STDOUT_FILENO, "standard output", data);
+namespace {
+
+// The standard stream (1 or 2) that `st` is, or -1: /dev/stdout,
+// /proc/self/fd/1, or the very file the shell redirected stdout to.
+int same_as_std_stream(const struct stat& st) {
+  for (int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    struct stat fs {};
+    if (::fstat(fd, &fs) == 0 && fs.st_dev == st.st_dev && fs.st_ino == st.st_ino) return fd;
   }
+  return -1;
+}
+
+Status to_stream(int fd, std::string_view data) {
+  // What the caller printed through iostreams or stdio comes first.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(stdout);
+  return write_through(fd, fd == STDOUT_FILENO ? "standard output" : "standard error", data);
+}
+
+}  // namespace
+
+Status write_output(const std::string& path, std::string_view data, unsigned mode) {
+  if (path == "-") return to_stream(STDOUT_FILENO, data);
   struct stat ls {};
   if (::lstat(path.c_str(), &ls) != 0) {
     if (errno == ENOENT) return write_file_atomic(path, data, mode);
     return Error(path + ": cannot inspect: " + errno_text(errno));
   }
-  std::string target = path;
   struct stat st = ls;
-  if (S_ISLNK(ls.st_mode)) {
-    if (::stat(path.c_str(), &st) != 0)
-      return Error(path + ": a symbolic link to nothing (" + errno_text(errno) + "); refusing to replace it");
-    char* real = ::realpath(path.c_str(), nullptr);
-    if (!real) return Error(path + ": cannot resolve the link: " + errno_text(errno));
-    target = real;
-    std::free(real);
+  if (S_ISLNK(ls.st_mode) && ::stat(path.c_str(), &st) != 0) {
+    if (errno == ELOOP) return Error(path + ": a loop of symbolic links; refusing to replace it");
+    return Error(path + ": a symbolic link to nothing (" + errno_text(errno) + "); refusing to replace it");
   }
-  if (S_ISREG(st.st_mode)) return write_file_atomic(target, data, mode);
+  // /dev/stdout, /proc/self/fd/1 or the file stdout is redirected to: write
+  // to the stream itself, at its offset (`>> log` keeps what is there).
+  if (int fd = same_as_std_stream(st); fd >= 0) return to_stream(fd, data);
   if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+    // Opening a FIFO blocks until a reader opens it, as `echo > fifo` does.
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) return Error(path + ": cannot open for writing: " + errno_text(errno));
     Status w = write_through(fd, path, data);
     if (::close(fd) != 0 && w) return Error(path + ": close failed: " + errno_text(errno));
     return w;
   }
+  if (S_ISREG(st.st_mode)) {
+    std::string target = path;
+    if (S_ISLNK(ls.st_mode)) {
+      char* real = ::realpath(path.c_str(), nullptr);
+      if (!real) return Error(path + ": cannot resolve the link: " + errno_text(errno));
+      target = real;
+      std::free(real);
+    }
+    // The replacement keeps the permission bits of the file it replaces.
+    return write_file_atomic(target, data, st.st_mode & 07777);
+  }
   if (S_ISBLK(st.st_mode)) return Error(path + ": a block device; refusing to write an output there");
   if (S_ISDIR(st.st_mode)) return Error(path + ": a folder, not a file");
   return Error(path + ": not a regular file, pipe or character device; refusing to replace it");
+}
+
+bool remove_stale_output(const std::string& path) {
+  if (path.empty() || path == "-") return false;
+  struct stat ls {}, st {};
+  if (::lstat(path.c_str(), &ls) != 0 || ::stat(path.c_str(), &st) != 0) return false;
+  if (!S_ISREG(st.st_mode) || same_as_std_stream(st) >= 0) return false;
+  std::string target = path;
+  if (S_ISLNK(ls.st_mode)) {
+    char* real = ::realpath(path.c_str(), nullptr);
+    if (!real) return false;
+    target = real;
+    std::free(real);
+  }
+  return ::unlink(target.c_str()) == 0;
 }
 
 }  // namespace cuwheel

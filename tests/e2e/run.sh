@@ -495,6 +495,17 @@ echo old > "$WORK/arch-target.txt"
 ln -sf "$WORK/arch-target.txt" "$WORK/arch-link.txt"
 expect_rc 0 arch --release 13.0 -o "$WORK/arch-link.txt" 9.0
 [ -L "$WORK/arch-link.txt" ] && grep -q '^sm_90' "$WORK/arch-target.txt" && ok || bad "-o through a symlink did not write its target"
+# /dev/stdout when stdout is a pipe, and when it is a file opened for append.
+if (cd "$BIN" && "$CUWHEEL" arch --release 13.0 -o /dev/stdout 9.0 | cat) | grep -q '^sm_90'; then ok; else bad "-o /dev/stdout into a pipe"; fi
+printf 'line1\n' > "$WORK/arch-log.txt"
+(cd "$BIN" && "$CUWHEEL" arch --release 13.0 -o /dev/stdout 9.0 >> "$WORK/arch-log.txt") || true
+if [ "$(head -n1 "$WORK/arch-log.txt")" = line1 ] && grep -q '^sm_90' "$WORK/arch-log.txt"; then ok; else bad "-o /dev/stdout >> log lost the log"; fi
+# A failed run removes the stale result a link points at, never /dev/stdout.
+echo stale > "$WORK/arch-target.txt"
+expect_rc 1 arch --release 13.0 -o "$WORK/arch-link.txt" sm_99
+[ -L "$WORK/arch-link.txt" ] && [ ! -e "$WORK/arch-target.txt" ] && ok || bad "a failed run kept the stale target"
+expect_rc 1 arch --release 13.0 -o /dev/stdout sm_99
+[ -e /dev/stdout ] && ok || bad "a failed run removed /dev/stdout"
 ln -sf "$WORK/nowhere" "$WORK/arch-dangling"
 expect_rc 2 arch --release 13.0 -o "$WORK/arch-dangling" 9.0
 expect_out 'symbolic link to nothing' "$WORK/err"

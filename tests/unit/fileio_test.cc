@@ -3,11 +3,13 @@
 // /dev/stdout` as root replaced the device node).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -94,6 +96,70 @@ TEST(WriteOutput, DashIsStandardOutput) {
   std::string out = testing::internal::GetCapturedStdout();
   ASSERT_TRUE(st);
   EXPECT_EQ(out, "to stdout\n");
+}
+
+}  // namespace
+}  // namespace cuwheel
+
+namespace cuwheel {
+namespace {
+
+TEST(WriteOutput, ReplacedFileKeepsItsPermissionBits) {
+  test::TempDir t;
+  const auto f = t / "private.txt";
+  { std::ofstream(f) << "old\n"; }
+  ASSERT_EQ(::chmod(f.c_str(), 0600), 0);
+  ASSERT_TRUE(write_output(f.string(), "new\n"));
+  struct stat st {};
+  ASSERT_EQ(::stat(f.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+}
+
+TEST(WriteOutput, TheFileStdoutIsRedirectedToIsAppendedAtItsOffset) {
+  // `cuwheel ... -o /dev/stdout >> log`: the log keeps its first line.
+  test::TempDir t;
+  const auto log = t / "log.txt";
+  { std::ofstream(log) << "line1\n"; }
+  std::cout.flush();
+  int saved = ::dup(STDOUT_FILENO);
+  int fd = ::open(log.c_str(), O_WRONLY | O_APPEND);
+  ASSERT_GE(fd, 0);
+  ::dup2(fd, STDOUT_FILENO);
+  ::close(fd);
+  auto st = write_output(log.string(), "line2\n");
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  ASSERT_TRUE(st) << st.error().message();
+  EXPECT_EQ(slurp(log), "line1\nline2\n");
+}
+
+TEST(WriteOutput, SymlinkLoopIsNamedSo) {
+  test::TempDir t;
+  std::filesystem::create_symlink(t / "b", t / "a");
+  std::filesystem::create_symlink(t / "a", t / "b");
+  auto st = write_output((t / "a").string(), "x");
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message().find("loop"), std::string::npos) << st.error().message();
+}
+
+TEST(RemoveStaleOutput, RemovesTheTargetKeepsLinksNeverStreamsOrDash) {
+  test::TempDir t;
+  const auto real = t / "real.txt";
+  const auto link = t / "link.txt";
+  { std::ofstream(real) << "stale\n"; }
+  std::filesystem::create_symlink(real, link);
+  EXPECT_TRUE(remove_stale_output(link.string()));
+  EXPECT_FALSE(std::filesystem::exists(real));
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  const auto dash = t / "-";
+  { std::ofstream(dash) << "precious\n"; }
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(t.path());
+  EXPECT_FALSE(remove_stale_output("-"));
+  EXPECT_TRUE(std::filesystem::exists(dash));
+  std::filesystem::current_path(cwd);
+  EXPECT_FALSE(remove_stale_output("/dev/null"));
+  EXPECT_FALSE(remove_stale_output("/dev/stdout"));
 }
 
 }  // namespace

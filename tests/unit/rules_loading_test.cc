@@ -611,3 +611,37 @@ TEST(RulesLoading, NeededPythonExtensionModuleIsInTheProcessFirst) {
   auto fs2 = only({make(false)}, "unresolved-needed");
   EXPECT_EQ(count_sev(fs2, "unresolved-needed", Severity::error), 1u) << dump(fs2);
 }
+
+TEST(RulesLoading, OtherMajorsFolderSearchedFirstLoadsTheOtherBuild) {
+  // A CUDA 12 wheel: CUDA 13's cuSPARSE installs libcusparse.so.12 into
+  // nvidia/cu13/lib, so that folder searched first takes CUDA 13's build.
+  auto first = wheel_model("pkg-cu12", {"nvidia-cusparse-cu12>=12.0"});
+  add_lib(first, "pkg/lib/libk.so", {"libcusparse.so.12"},
+          {"$ORIGIN/../../nvidia/cu13/lib", "$ORIGIN/../../nvidia/cusparse/lib"});
+  auto fs = only({first}, "unresolved-runpath");
+  EXPECT_EQ(count_sev(fs, "unresolved-runpath", Severity::error), 1u) << dump(fs);
+  // libraft-cu12's order: its own major's folders first, CUDA 13's last.
+  auto last = wheel_model("pkg-cu12", {"nvidia-cusparse-cu12>=12.0"});
+  add_lib(last, "pkg/lib/libk.so", {"libcusparse.so.12"},
+          {"$ORIGIN/../../nvidia/cusparse/lib", "$ORIGIN/../../nvidia/cu13/lib"});
+  auto fs2 = only({last}, "unresolved-runpath");
+  EXPECT_EQ(count_sev(fs2, "unresolved-runpath", Severity::error), 0u) << dump(fs2);
+  EXPECT_EQ(count_sev(fs2, "unresolved-runpath", Severity::warning), 1u) << dump(fs2);
+}
+
+TEST(RulesLoading, SharedCuda13FolderIsNoEvidenceOfUse) {
+  // NEEDs libcudart.so.13 only; nvidia/cu13/lib on RUNPATH says nothing
+  // about nvidia-cublas, which nothing uses.
+  auto m = wheel_model("pkg", {"nvidia-cuda-runtime>=13.0", "nvidia-cublas>=13.0"});
+  add_lib(m, "pkg/lib/libk.so", {"libcudart.so.13"}, {"$ORIGIN/../../nvidia/cu13/lib"});
+  auto fs = only({m}, "unused-dependency");
+  ASSERT_EQ(count(fs, "unused-dependency"), 1u) << dump(fs);
+  EXPECT_NE(fs[0].message.find("nvidia-cublas"), std::string::npos) << fs[0].message;
+  EXPECT_EQ(fs[0].message.find("nvidia-cuda-runtime"), std::string::npos) << fs[0].message;
+  // CUDA 12's per-package folder is evidence (it may serve dlopen).
+  auto own = wheel_model("pkg", {"nvidia-cuda-runtime-cu12>=12.0", "nvidia-cublas-cu12>=12.0"});
+  add_lib(own, "pkg/lib/libk.so", {"libcudart.so.12"},
+          {"$ORIGIN/../../nvidia/cuda_runtime/lib", "$ORIGIN/../../nvidia/cublas/lib"});
+  auto fs2 = only({own}, "unused-dependency");
+  EXPECT_EQ(count(fs2, "unused-dependency"), 0u) << dump(fs2);
+}

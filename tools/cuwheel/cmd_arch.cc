@@ -198,9 +198,7 @@ int run_arch() {
   int rc = run_arch_once();
   // As matrix: a run that fails leaves no -o FILE, so an earlier result
   // cannot pass for this run's.
-  std::error_code ec;
-  if (rc != kExitOk && !g_wrote && !g_opts.output.empty() && std::filesystem::is_regular_file(g_opts.output, ec) &&
-      std::filesystem::remove(g_opts.output, ec))
+  if (rc != kExitOk && !g_wrote && remove_stale_output(g_opts.output))
     std::fprintf(stderr, "cuwheel: arch: removed the earlier %s\n", printable(g_opts.output).c_str());
   return rc;
 }
@@ -218,7 +216,7 @@ void setup_arch(CLI::App* cmd) {
   cmd->add_flag("--release-list", g_opts.release_list,
                 "Print the release list of --release: SASS for each of its architectures, PTX for the last (docs/arch.md)");
   cmd->add_option("-o,--output", g_opts.output,
-                  "Write the result to FILE (atomically; '-' is stdout; a pipe or character device is written through, a "
+                  "Write the result to FILE (atomically; '-' or /dev/stdout is stdout; a pipe or character device is written through (a FIFO waits for its reader), a "
                   "symlink's target replaced) instead of stdout; a run that fails (exit 1 or 2) removes an "
                   "existing FILE, so an earlier result cannot pass for this run's");
   cmd->footer(

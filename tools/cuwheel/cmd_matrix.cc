@@ -275,9 +275,7 @@ int run_matrix() {
   int rc = run_matrix_once();
   // A matrix left by an earlier run must not pass for this run's result:
   // a run that fails (guard, unreadable input, usage) leaves no -o FILE.
-  std::error_code ec;
-  if (rc != kExitOk && !g_wrote && !g_opts.output.empty() && std::filesystem::is_regular_file(g_opts.output, ec) &&
-      std::filesystem::remove(g_opts.output, ec))
+  if (rc != kExitOk && !g_wrote && remove_stale_output(g_opts.output))
     std::fprintf(stderr, "cuwheel: matrix: removed the earlier %s\n", printable(g_opts.output).c_str());
   return rc;
 }
@@ -299,7 +297,7 @@ void setup_matrix(CLI::App* cmd) {
   cmd->add_option("--format", g_opts.format, "text (the matrix on stdout) or json (matrix, dropped rows, findings)")
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("-o,--output", g_opts.output,
-                  "Write the result to FILE (atomically; '-' is stdout; a pipe or character device is written through, a "
+                  "Write the result to FILE (atomically; '-' or /dev/stdout is stdout; a pipe or character device is written through (a FIFO waits for its reader), a "
                   "symlink's target replaced) instead of stdout; a run that fails (exit 1 or 2) removes an "
                   "existing FILE, so an earlier matrix cannot pass for this run's");
   cmd->add_flag("-v,--verbose", g_opts.verbose, "List every dropped row");

@@ -31,13 +31,24 @@ Expected<std::string> read_file_or_pipe(const std::string& path, size_t max_byte
 Status write_file_atomic(const std::string& path, std::string_view data, unsigned mode = 0644);
 
 /// Writes an output the user named (`-o FILE`, `--stamp FILE`, a lock
-/// file): "-" is standard output; a name that does not exist or is a
-/// regular file is written with write_file_atomic; a symbolic link is
-/// followed and what it resolves to is written the same way (the link
-/// stays); a FIFO or character device (/dev/stdout, /dev/null, a pipe) is
-/// written through, never replaced. Errors name the path: a block device,
-/// a folder, a socket or a dangling link is refused, and the failing call
-/// otherwise.
+/// file): "-" is standard output, and so is a name that is the same file as
+/// standard output or error (/dev/stdout, /proc/self/fd/1, the file the
+/// shell redirected stdout to): written at the stream's offset, so `>> log`
+/// keeps what is there. A name that does not exist or is a regular file is
+/// written with write_file_atomic, keeping the replaced file's permission
+/// bits; a symbolic link is followed and what it resolves to is written the
+/// same way (the link stays); a FIFO or character device is written
+/// through, never replaced (opening a FIFO blocks until a reader opens it,
+/// as a shell redirection does). Errors name the path: a block device, a
+/// folder, a socket, a dangling link or a loop of links is refused, and the
+/// failing call otherwise.
 Status write_output(const std::string& path, std::string_view data, unsigned mode = 0644);
+
+/// Removes the result an earlier run left at an output name, so that it
+/// cannot pass for a failed run's: the regular file `path` names (through
+/// a symbolic link: the file it resolves to; the link stays). Never "-",
+/// a device, a FIFO, or the file standard output or error is. True when a
+/// file was removed.
+bool remove_stale_output(const std::string& path);
 
 }  // namespace cuwheel

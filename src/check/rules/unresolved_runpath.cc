@@ -129,8 +129,66 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
       auto dists = loading::distributions_in(e.dir);
       if (!dists.empty()) {
         if (!wheel) continue;
-        // A folder of the other CUDA major is cuda-major-mismatch's question.
-        if (auto fm = loading::folder_major(e.dir); fm && claim && *fm != *claim) continue;
+        // A folder of the other CUDA major (libraft-cu12 lists
+        // nvidia/cu13/lib): CUDA 13's cuSPARSE, cuRAND and cuFILE keep the
+        // CUDA 12 sonames (libcusparse.so.12, libcurand.so.10), so searched
+        // first it loads the other major's build. One finding per entry.
+        if (auto fm = loading::folder_major(e.dir); fm && claim && *fm != *claim) {
+          // A library that NEEDs names of that major only (libcudart.so.13
+          // in a CUDA 12 wheel) is cuda-major-mismatch's finding.
+          bool other_major_names = false;
+          for (const auto& n : lib.load.needed) {
+            const auto cls = classify_soname(n);
+            other_major_names = other_major_names || (cls.kind == LibraryKind::cuda_toolkit && !cls.majors.empty() &&
+                                                      cls.majors.contains(*fm) && !cls.majors.contains(*claim));
+          }
+          if (other_major_names) continue;
+          // The names that folder could hold, and those of them that the
+          // loader does not find through an entry before it.
+          std::vector<std::string> could, exposed;
+          const size_t pos = loading::search_position(searched, e);
+          for (size_t k = 0; k < lib.load.needed.size(); ++k) {
+            // Only names both majors use: libcudart.so.13 in a CUDA 12 wheel
+            // is cuda-major-mismatch's finding, not a mix-up of builds.
+            const auto cls = classify_soname(lib.load.needed[k]);
+            if (!model::nvidia_folder_has(e.dir, lib.load.needed[k]) || cls.kind != LibraryKind::cuda_toolkit ||
+                !(cls.majors.empty() || cls.majors.contains(*claim)))
+              continue;
+            could.push_back(lib.load.needed[k]);
+            bool before = false;
+            if (k < loads.needed[li].size()) {
+              const auto& r = loads.needed[li][k];
+              using How = model::NeededResolution::How;
+              if (r.how == How::own_path || r.how == How::nvidia_folder) {
+                for (size_t i = 0; i < searched.size() && i < pos; ++i)
+                  before = before || (searched[i].raw == r.entry && searched[i].tag == r.tag);
+              } else {
+                before = r.how == How::loaded || r.how == How::loader_rpath || r.how == How::system ||
+                         r.how == How::driver || r.how == How::as_path;
+              }
+            }
+            if (!before && pos < searched.size()) exposed.push_back(lib.load.needed[k]);
+          }
+          const std::string what = e.tag + " entry " + e.raw + " names the folder of CUDA " + std::to_string(*fm) +
+                                   " packages in a CUDA " + std::to_string(*claim) + " wheel";
+          if (!exposed.empty())
+            out.emit(lib.member, loc,
+                     what + "; it is searched before the folder that finds " + loading::join_some(exposed, 3) +
+                         ", and CUDA " + std::to_string(*fm) + "'s packages install files of that name, so the loader "
+                         "takes the other major's build when it is installed",
+                     "remove the entry (or list it after the CUDA " + std::to_string(*claim) + " folders)");
+          else
+            out.warn(lib.member, loc,
+                     what + (could.empty() ? std::string("; nothing the library NEEDs could be there, so today it "
+                                                         "changes nothing, but a DT_NEEDED of a name both majors use "
+                                                         "(libcusparse.so.12, libcurand.so.10) would be searched there")
+                                           : "; the loader finds " + loading::join_some(could, 3) +
+                                                 " before it, so today it changes nothing; listed before those "
+                                                 "folders it would load CUDA " + std::to_string(*fm) +
+                                                 "'s build of them"),
+                     "remove the entry");
+          continue;
+        }
         bool declared = false;
         std::vector<std::string> names;
         for (const auto& d : dists) {

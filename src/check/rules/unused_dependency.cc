@@ -2,7 +2,8 @@
 // libraries no library of the wheel NEEDs (directly, or through the NVIDIA
 // libraries it does need, per cuda-pathfinder's dependency table in
 // cuda-facts.md 4.2) and whose folder no RPATH/RUNPATH names (a folder on the
-// search path may serve dlopen). A warning by default: Python code may load
+// search path may serve dlopen; a folder several packages share, CUDA 13's
+// nvidia/cu13/lib, is no evidence for any one of them). A warning by default: Python code may load
 // libraries through ctypes or cuda-pathfinder (cupy, jax). Requirements
 // behind an extra and those from cuda-toolkit[all] are opt-in and not judged;
 // nor are wheels without NEEDED entries at all. A library the wheel loads by
@@ -74,7 +75,13 @@ void unused_dependency(const Context& ctx, Emitter& out) {
     if (!d.behind_extras.empty() || d.via_all || !seen.insert(d.distribution).second) continue;
     auto dist = lookup_distribution(d.distribution);
     if (!dist || dist->sonames.empty()) continue;
-    bool used = !dist->directory.empty() && folders.count(std::string(dist->directory));
+    // A folder on the search path is evidence for the package only when it
+    // is that package's own: nvidia/cu13/lib, which every CUDA 13 package
+    // shares, says nothing about nvidia-cublas in particular.
+    const std::string dir(dist->directory);
+    size_t sharing = 0;  // packages of the same major that install into dir
+    for (const auto& o : loading::distributions_in(dir)) sharing += o.cuda_major == dist->cuda_major;
+    bool used = !dir.empty() && folders.count(dir) && sharing == 1;
     for (auto s : dist->sonames) {
       auto c = classify_soname(s);
       if (c.kind == LibraryKind::cuda_toolkit && used_components.count(std::string(c.component))) used = true;
