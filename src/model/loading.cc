@@ -6,6 +6,9 @@
 
 #include <deque>
 #include <limits>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include "cuwheel/base/bytes.h"
 #include "cuwheel/cuda/libclass.h"
@@ -204,7 +207,45 @@ bool python_extension_module(const LibraryModel& lib, const std::string& file) {
 
 namespace {
 
-std::string plugin_evidence_in(const CheckModel& m, size_t i, const std::set<std::string>& needed_names) {
+// What names plugins, gathered once per model: the exact library names
+// other libraries hold, and the printf patterns with a literal prefix of at
+// least 6 bytes ("nvshmem_transport_%s.so.%d"; "%s.so" or "lib%s.so" would
+// name every library), each kept once with the first library that holds it.
+struct PluginNames {
+  std::map<std::string, std::pair<std::string, size_t>> exact;  // name -> (member, library index)
+  std::vector<std::tuple<std::string, std::string, std::string, size_t>> patterns;  // prefix, pattern, member, index
+  std::vector<const PythonLoad*> families;  // f-string families naming two or more libraries of the input
+};
+
+PluginNames plugin_names(const CheckModel& m) {
+  PluginNames out;
+  std::set<std::string> seen;
+  for (size_t j = 0; j < m.libraries.size(); ++j)
+    for (const auto& str : m.libraries[j].library_strings) {
+      const size_t pct = str.find('%');
+      if (pct == std::string::npos) {
+        out.exact.emplace(str, std::make_pair(m.libraries[j].member, j));
+      } else if (pct >= 6 && seen.insert(str).second) {
+        out.patterns.emplace_back(str.substr(0, pct), str, m.libraries[j].member, j);
+      }
+    }
+  // An f-string family is evidence of alternatives (bitsandbytes' backends)
+  // only when it names at least two libraries of the input.
+  for (const auto& l : m.python_loads) {
+    if (l.kind != PythonLoad::Kind::file_pattern) continue;
+    size_t n = 0;
+    for (const auto& lib : m.libraries) {
+      if (lib.member.empty()) continue;
+      auto w = install_path(lib.member);
+      if (w && glob_match(l.name, file_name(*w)) && ++n >= 2) break;
+    }
+    if (n >= 2) out.families.push_back(&l);
+  }
+  return out;
+}
+
+std::string plugin_evidence_in(const CheckModel& m, size_t i, const std::set<std::string>& needed_names,
+                               const PluginNames& names) {
   const auto& libs = m.libraries;
   if (i >= libs.size() || !loadable(libs[i]) || libs[i].member.empty()) return "";
   const LibraryModel& lib = libs[i];
@@ -213,16 +254,15 @@ std::string plugin_evidence_in(const CheckModel& m, size_t i, const std::set<std
   const std::string file = file_name(*where);
   if (python_extension_module(lib, file)) return "";
   if (needed_names.count(file) || (lib.load.soname && needed_names.count(*lib.load.soname))) return "";
-  for (size_t j = 0; j < libs.size(); ++j) {
-    if (j == i) continue;
-    for (const auto& str : libs[j].library_strings)
-      if (str == file || (str.find('%') != std::string::npos && glob_match(str, file)))
-        return libs[j].member + " holds the name \"" + str + "\"";
-  }
-  for (const auto& l : m.python_loads) {
-    if (l.kind == PythonLoad::Kind::soname && l.name == file) return l.member + " opens \"" + file + "\"";
-    if (l.kind == PythonLoad::Kind::file_pattern && glob_match(l.name, file)) return l.describe() + " names it";
-  }
+  if (auto it = names.exact.find(file); it != names.exact.end() && it->second.second != i)
+    return it->second.first + " holds the name \"" + file + "\"";
+  for (const auto& [prefix, pattern, member, j] : names.patterns)
+    if (j != i && file.compare(0, prefix.size(), prefix) == 0 && glob_match(pattern, file))
+      return member + " holds the name \"" + pattern + "\"";
+  // A file name the Python code quotes is not enough: a package that loads
+  // its core library with ctypes at import is no plugin.
+  for (const PythonLoad* l : names.families)
+    if (glob_match(l->name, file)) return l->describe() + " names it among its alternatives";
   return "";
 }
 
@@ -235,7 +275,9 @@ std::set<std::string> all_needed(const CheckModel& m) {
 
 }  // namespace
 
-std::string plugin_evidence(const CheckModel& m, size_t i) { return plugin_evidence_in(m, i, all_needed(m)); }
+std::string plugin_evidence(const CheckModel& m, size_t i) {
+  return plugin_evidence_in(m, i, all_needed(m), plugin_names(m));
+}
 
 LoadResolution resolve_loads(const CheckModel& m, const Tree& tree) {
   using How = NeededResolution::How;
@@ -245,7 +287,8 @@ LoadResolution resolve_loads(const CheckModel& m, const Tree& tree) {
   out.plugin.resize(libs.size());
   {
     const std::set<std::string> needed = all_needed(m);
-    for (size_t i = 0; i < libs.size(); ++i) out.plugin[i] = plugin_evidence_in(m, i, needed);
+    const PluginNames names = plugin_names(m);
+    for (size_t i = 0; i < libs.size(); ++i) out.plugin[i] = plugin_evidence_in(m, i, needed, names);
   }
 
   // The libraries that take part, their folders and search entries, and

@@ -16,6 +16,11 @@ namespace fs = std::filesystem;
 namespace cuwheel::model {
 
 namespace {
+// A member's first path component ("faiss" for "faiss/loader.py").
+std::string top_folder(const std::string& member) { return member.substr(0, member.find('/')); }
+}  // namespace
+
+namespace {
 
 bool is_elf(ByteView b) { return identify(b) == FileKind::elf; }
 // The members check reads as libraries: ELF files and static archives (a
@@ -105,6 +110,9 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
   if (fn) m.parsed_filename = *fn;
   else m.filename_error = fn.error().message();
 
+  // JSON loads wait for the end: they count only beside a ctypes loader.
+  std::vector<PythonLoad> json_pending;
+  std::set<std::string> loader_tops;
   std::vector<std::string> names;
   for (const auto& zm : w->members()) {
     names.push_back(zm.name);
@@ -186,14 +194,18 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
         blob.release(static_cast<uint64_t>(part.data() - v.data()), part.size());
     };
     if (maybe_object && is_library_like(v)) read_object_bytes(m, zm.name, "", v, done);
-    if (zm.name.size() > 3 && zm.name.compare(zm.name.size() - 3, 3, ".py") == 0)
+    if (zm.name.size() > 3 && zm.name.compare(zm.name.size() - 3, 3, ".py") == 0) {
       for (auto& l : python_loads(zm.name, v)) m.python_loads.push_back(std::move(l));
+      std::string_view src(reinterpret_cast<const char*>(v.data()), std::min<size_t>(v.size(), 4u << 20));
+      if (src.find("CDLL(") != std::string_view::npos || src.find("LoadLibrary(") != std::string_view::npos)
+        loader_tops.insert(top_folder(zm.name));
+    }
     // Package data that a loader reads its list of libraries from
     // (faiss/_preload_library.json: "library": "libcudart.so.12", handed to
     // ctypes.CDLL; cupy/.data/_wheel.json): quoted sonames only.
     if (zm.name.size() > 5 && zm.name.compare(zm.name.size() - 5, 5, ".json") == 0 && v.size() <= (1u << 20) &&
         zm.name.find(".dist-info/") == std::string::npos)
-      for (auto& l : json_loads(zm.name, v)) m.python_loads.push_back(std::move(l));
+      for (auto& l : json_loads(zm.name, v)) json_pending.push_back(std::move(l));
     if (opts.hash_members) {
       std::string algo = "sha256";
       if (m.record)
@@ -201,6 +213,11 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
       mm.digest = digest_of(blob, algo);
     }
   }
+  // A JSON list counts only beside Python code that loads libraries with
+  // ctypes (faiss/loader.py: ctypes.CDLL(path)) in the same top-level
+  // package: a list of sonames "not to bundle" loads nothing.
+  for (auto& l : json_pending)
+    if (loader_tops.count(top_folder(l.member))) m.python_loads.push_back(std::move(l));
   return m;
 }
 
@@ -209,6 +226,7 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
 namespace {
 
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
 
 // The string literal starting at `p` (after spaces), or "".
 std::string literal_at(std::string_view s, size_t p) {
@@ -326,11 +344,28 @@ std::vector<PythonLoad> python_loads(std::string_view member, ByteView source) {
   const size_t n = std::min<size_t>(source.size(), 4u << 20);
   if (n == 0) return out;
   std::string_view s(reinterpret_cast<const char*>(source.data()), n);
+  // At most 4,096 loads per file, each kept once (a set, not a scan: a
+  // file of 250,000 distinct sonames stays linear).
+  std::set<std::pair<int, std::string>> kept;
   auto add = [&](PythonLoad::Kind k, std::string name) {
-    for (const auto& l : out)
-      if (l.kind == k && l.name == name) return;
+    if (out.size() >= 4096 || !kept.emplace(static_cast<int>(k), name).second) return;
     out.push_back(PythonLoad{std::string(member), k, std::move(name)});
   };
+  // The start of the line holding `p`, found moving forward only (every
+  // caller asks for increasing positions), so long lines cost one pass.
+  size_t line_at = 0, line_start = 0;
+  auto start_of_line = [&](size_t p) {
+    if (p < line_at) {  // a new scan from the top
+      line_at = 0;
+      line_start = 0;
+    }
+    for (; line_at < p; ++line_at)
+      if (s[line_at] == '\n') line_start = line_at + 1;
+    return line_start;
+  };
+  // A '#' earlier on the line: the text is a comment (or, rarely, inside a
+  // string that holds '#'; then the call is missed, never invented).
+  auto in_comment = [&](size_t p) { return s.substr(start_of_line(p), p - start_of_line(p)).find('#') != std::string_view::npos; };
   // A call with a name in a variable (cupy_backends/cuda/libs/__init__.py:
   // load_nvidia_dynamic_lib(pathfinder_name), the names in a tuple of the
   // same file): every literal of the file that names an NVIDIA library
@@ -339,6 +374,7 @@ std::vector<PythonLoad> python_loads(std::string_view member, ByteView source) {
   for (size_t p = s.find("load_nvidia_dynamic_lib("); p != std::string_view::npos;
        p = s.find("load_nvidia_dynamic_lib(", p + 1)) {
     if (p >= 4 && s.compare(p - 4, 4, "def ") == 0) continue;  // its definition
+    if (in_comment(p)) continue;
     std::string lit = literal_at(s, p + 24);
     bool ok = !lit.empty();
     for (char c : lit) ok = ok && ident_char(c);
@@ -367,8 +403,9 @@ std::vector<PythonLoad> python_loads(std::string_view member, ByteView source) {
     while (e < s.size() && ident_char(s[e])) ++e;
     if (e == p + 7) continue;
     // `import nvidia.X` / `from nvidia.X` / `nvidia.X.load_library()`
-    size_t ls = s.rfind('\n', p);
-    std::string_view line = s.substr(ls == std::string_view::npos ? 0 : ls + 1, p - (ls == std::string_view::npos ? 0 : ls + 1));
+    const size_t ls = start_of_line(p);
+    std::string_view line = s.substr(ls, p - ls);
+    if (line.size() > 64) line = line.substr(line.size() - 64);  // only "   import " matters
     size_t f = line.find_first_not_of(" \t");
     line = f == std::string_view::npos ? std::string_view() : line.substr(f);
     const bool imported = line == "import " || line == "from ";

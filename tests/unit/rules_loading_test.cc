@@ -465,6 +465,9 @@ TEST(RulesLoading, SonamesListedInPackageJsonArePreloads) {
   auto fs = run_deps("dp_json" + kTag);
   EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::note), 1u) << dump(fs);
   EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::error), 0u) << dump(fs);
+  // A JSON that names the soname beside no ctypes loader loads nothing.
+  auto list = run_deps("dp_json_list" + kTag);
+  EXPECT_EQ(count_sev(list, "unresolved-needed", Severity::error), 1u) << dump(list);
 }
 
 TEST(RulesWheel, RenamedLinuxWheelIsAWarningOtherMismatchesErrors) {
@@ -644,4 +647,102 @@ TEST(RulesLoading, SharedCuda13FolderIsNoEvidenceOfUse) {
           {"$ORIGIN/../../nvidia/cuda_runtime/lib", "$ORIGIN/../../nvidia/cublas/lib"});
   auto fs2 = only({own}, "unused-dependency");
   EXPECT_EQ(count(fs2, "unused-dependency"), 0u) << dump(fs2);
+}
+
+// --- what is not evidence of a plugin (hostile review) -----------------------
+
+namespace {
+CheckModel plugin_case(std::vector<std::string> strings, std::vector<model::PythonLoad> py) {
+  auto m = wheel_model("pl", {});
+  add_lib(m, "pl/lib/libcore.so", {"libmissing.so.1"});
+  add_lib(m, "pl/lib/libother.so", {});
+  m.libraries.back().library_strings = std::move(strings);
+  m.python_loads = std::move(py);
+  return m;
+}
+}  // namespace
+
+TEST(RulesLoading, WeakPluginEvidenceKeepsTheError) {
+  using K = model::PythonLoad::Kind;
+  // Loaded by ctypes at import by its quoted name: no plugin.
+  auto quoted = plugin_case({}, {model::PythonLoad{"pl/__init__.py", K::soname, "libcore.so"}});
+  EXPECT_EQ(count_sev(only({quoted}, "unresolved-needed"), "unresolved-needed", Severity::error), 1u);
+  // Patterns that would name every library.
+  auto generic = plugin_case({"%s.so", "lib%s.so"}, {});
+  EXPECT_EQ(count_sev(only({generic}, "unresolved-needed"), "unresolved-needed", Severity::error), 1u);
+  // An f-string family with one member is no set of alternatives.
+  auto single = plugin_case({}, {model::PythonLoad{"pl/__init__.py", K::file_pattern, "libcore*"}});
+  EXPECT_EQ(count_sev(only({single}, "unresolved-needed"), "unresolved-needed", Severity::error), 1u);
+  // The pattern with a real prefix does make it a plugin.
+  auto real = plugin_case({"libcor%s.so"}, {});
+  EXPECT_EQ(count_sev(only({real}, "unresolved-needed"), "unresolved-needed", Severity::note), 1u);
+}
+
+TEST(RulesLoading, FStringFamilyOfTwoBackendsIsEvidence) {
+  using K = model::PythonLoad::Kind;
+  auto m = wheel_model("bnb", {});
+  add_lib(m, "bnb/libbnb_cuda118.so", {"libcudart.so.11.0"});
+  add_lib(m, "bnb/libbnb_rocm64.so", {"libhipblas.so.2"});
+  m.python_loads = {model::PythonLoad{"bnb/cext.py", K::file_pattern, "libbnb_*"}};
+  auto fs = only({m}, "unresolved-needed");
+  EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::error), 0u) << dump(fs);
+  EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::note), 2u) << dump(fs);
+}
+
+TEST(RulesLoading, PluginThatMissesALibraryOfTheWheelIsAnError) {
+  // It NEEDs libdep.so, which the wheel ships in pl/dep, but its RUNPATH is
+  // $ORIGIN: it cannot load anywhere.
+  auto m = wheel_model("pl", {});
+  add_lib(m, "pl/lib/libhost.so", {});
+  m.libraries.back().library_strings = {"pl_transport_%s.so"};
+  add_lib(m, "pl/lib/pl_transport_ucx.so", {"libdep.so"}, {"$ORIGIN"});
+  add_lib(m, "pl/dep/libdep.so", {});
+  auto fs = only({m}, "unresolved-needed");
+  EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::error), 1u) << dump(fs);
+}
+
+TEST(PythonLoads, CommentsAreNotCallsAndLargeFilesStayLinear) {
+  const std::string src = "# see load_nvidia_dynamic_lib(name) in pathfinder\nx = {'cublas': 1}\n";
+  auto loads = model::python_loads("p.py", ByteView(reinterpret_cast<const uint8_t*>(src.data()), src.size()));
+  EXPECT_TRUE(loads.empty());
+  // 250,000 distinct quoted sonames and one 3 MB line of " nvidia.x": the
+  // scan finishes (it was quadratic) and keeps at most 4,096 loads.
+  std::string big;
+  for (int i = 0; i < 250000; ++i) big += "\"lib" + std::to_string(1000000 + i) + ".so\"\n";
+  for (int i = 0; i < 300000; ++i) big += " nvidia.x";
+  auto many = model::python_loads("p.py", ByteView(reinterpret_cast<const uint8_t*>(big.data()), big.size()));
+  EXPECT_EQ(many.size(), 4096u);
+}
+
+TEST(RulesWheel, MalformedManylinuxNameIsNoHarmlessRename) {
+  for (const char* plat : {"manylinuxevil_x86_64", "manylinux_x_y_x86_64", "manylinux_2_28_", "musllinux_1_x86_64"}) {
+    CheckModel m;
+    m.kind = CheckModel::Kind::wheel;
+    m.dist_info = "p-1.0.dist-info";
+    auto fn = WheelFilename::parse(std::string("p-1.0-py3-none-") + plat + ".whl");
+    if (!fn) continue;  // the file name parser refuses it outright: fine
+    m.parsed_filename = *fn;
+    WheelInfo wi;
+    wi.tags = {"py3-none-linux_x86_64"};
+    m.wheel_info = wi;
+    auto fs = only({m}, "tag-mismatch");
+    EXPECT_EQ(count_sev(fs, "tag-mismatch", Severity::error), 1u) << plat << "\n" << dump(fs);
+  }
+}
+
+TEST(RulesLoading, CtypesLibraryFindsWhatAnImportedExtensionFound) {
+  // paddle: libmklml_intel.so (opened with ctypes) NEEDs libiomp5.so with
+  // no RUNPATH; libpaddle.so, an extension module, NEEDs and finds it.
+  auto make = [](bool extension) {
+    auto m = wheel_model("pd", {});
+    add_lib(m, "pd/base/libpd.so", {"libiomp5.so"}, {"$ORIGIN/../libs"});
+    if (extension) m.libraries.back().exports = {"PyInit_libpd"};
+    add_lib(m, "pd/libs/libiomp5.so", {});
+    add_lib(m, "pd/libs/libmkl.so", {"libiomp5.so"});
+    return m;
+  };
+  auto fs = only({make(true)}, "unresolved-needed");
+  EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::warning), 1u) << dump(fs);
+  auto fs2 = only({make(false)}, "unresolved-needed");
+  EXPECT_EQ(count_sev(fs2, "unresolved-needed", Severity::error), 1u) << dump(fs2);
 }

@@ -29,6 +29,24 @@ std::string arch_of(const std::string& p) {
   return p.substr(i + 1);
 }
 
+// A well-formed manylinux or musllinux platform tag (PEP 513, 571, 599,
+// 600, 656): manylinux1/2010/2014_<arch>, or many/musllinux_<X>_<Y>_<arch>
+// with decimal X and Y, and a non-empty arch. Installers reject anything
+// else, so a malformed name is no harmless rename.
+bool valid_linux_tag(const std::string& p) {
+  auto digits = [](const std::string& t) {
+    return !t.empty() && t.find_first_not_of("0123456789") == std::string::npos;
+  };
+  for (const char* legacy : {"manylinux1_", "manylinux2010_", "manylinux2014_"})
+    if (p.rfind(legacy, 0) == 0) return p.size() > std::string(legacy).size();
+  if (p.rfind("manylinux_", 0) != 0 && p.rfind("musllinux_", 0) != 0) return false;
+  size_t a = p.find('_', 10);
+  if (a == std::string::npos) return false;
+  size_t b = p.find('_', a + 1);
+  if (b == std::string::npos) return false;
+  return digits(p.substr(10, a - 10)) && digits(p.substr(a + 1, b - a - 1)) && b + 1 < p.size();
+}
+
 }  // namespace
 
 void tag_mismatch(const Context& ctx, Emitter& out) {
@@ -53,8 +71,7 @@ void tag_mismatch(const Context& ctx, Emitter& out) {
   for (const auto& t : only_name) {
     const std::string p = plat(t);
     heads_name.insert(head(t));
-    const bool many = p.rfind("manylinux", 0) == 0 || p.rfind("musllinux", 0) == 0;
-    renamed = renamed && many;
+    renamed = renamed && valid_linux_tag(p);
     arch_name.insert(arch_of(p));
   }
   for (const auto& t : only_wheel) {

@@ -64,7 +64,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
     std::string member, msg, hint;
     size_t libs = 0;
   };
-  std::map<std::string, Agg> agg, notes;
+  std::map<std::string, Agg> agg, notes, warns;
   // The distributions the wheel declares, with the text that declares them.
   const std::map<std::string, std::string> deps = loading::declared_distributions(m);
   std::string own;
@@ -95,6 +95,54 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
                         (entries.empty() ? std::string("any RPATH/RUNPATH (the library has none)")
                                          : tag + " " + path_text);
       std::string hint;
+      // A plugin opened by a library that has already found the name
+      // (paddle's libmklml_intel.so NEEDs libiomp5.so, which libpaddle.so
+      // NEEDs and finds first): by the time the plugin is opened, the name
+      // is in the process.
+      // A library that nothing NEEDs and Python opens with ctypes (paddle's
+      // libmklml_intel.so) finds the name the same way once an extension
+      // module that NEEDs and finds it is imported: a warning, since that
+      // order is the package's, not the loader's.
+      const std::string own_file = where->substr(where->rfind('/') == std::string::npos ? 0 : where->rfind('/') + 1);
+      bool root = !model::python_extension_module(lib, own_file);
+      for (const auto& other : m.libraries)
+        for (const auto& x : other.load.needed) root = root && x != own_file && !(lib.load.soname && x == *lib.load.soname);
+      if ((!loads.plugin[li].empty() || root) && !elsewhere.empty()) {
+        std::string finder;
+        bool finder_is_extension = false;
+        for (size_t j = 0; j < m.libraries.size() && finder.empty(); ++j) {
+          if (j == li || !loads.plugin[j].empty() || j >= loads.needed.size()) continue;
+          const auto& other = m.libraries[j];
+          for (size_t q = 0; q < other.load.needed.size() && q < loads.needed[j].size(); ++q)
+            if (other.load.needed[q] == n && loads.needed[j][q].how != model::NeededResolution::How::unresolved) {
+              finder = other.member;
+              auto ow = loading::install_path(other.member);
+              finder_is_extension =
+                  ow && model::python_extension_module(other, ow->substr(ow->rfind('/') == std::string::npos ? 0 : ow->rfind('/') + 1));
+            }
+        }
+        if (!finder.empty() && loads.plugin[li].empty() && finder_is_extension) {
+          auto& w = warns[n];
+          if (w.libs++ == 0) {
+            w.member = lib.member;
+            w.msg = msg + "; the wheel ships it in " + elsewhere + ", and the extension module " + finder +
+                    " NEEDs and finds it, so it is in the process if the package imports that module before it opens "
+                    "this library (nothing else finds it)";
+            w.hint = "add $ORIGIN/<relative path to " + elsewhere + "> to the RUNPATH";
+          }
+          continue;
+        }
+        if (!finder.empty() && !loads.plugin[li].empty()) {
+          auto& note = notes[n];
+          if (note.libs++ == 0) {
+            note.member = lib.member;
+            note.msg = msg + "; the library is a plugin opened with dlopen (" + loads.plugin[li] + "), and " + finder +
+                       " NEEDs and finds " + n + ", so it is in the process when the plugin is opened";
+            note.hint = "add $ORIGIN/<relative path to " + elsewhere + "> to the plugin's RUNPATH to find it without that order";
+          }
+          continue;
+        }
+      }
       // The wheel ships a Python extension module of that name (triton's
       // plugins NEED triton/_C/libtriton.so): whatever opens this library
       // runs after Python imported that module, whose soname is then in
@@ -210,7 +258,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
       // (nvshmem's transports, onnxruntime's execution providers,
       // bitsandbytes' backends): what it NEEDs comes from the machine that
       // chooses it; the rest of the package loads without it.
-      if (!loads.plugin[li].empty() && !undeclared_provider) {
+      if (!loads.plugin[li].empty() && !undeclared_provider && elsewhere.empty()) {
         auto& note = notes[n];
         if (note.libs++ == 0) {
           note.member = lib.member;
@@ -235,6 +283,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
                       : std::string();
   };
   for (const auto& [n, a] : notes) out.note(a.member, "DT_NEEDED " + n, a.msg + others(a), a.hint);
+  for (const auto& [n, a] : warns) out.warn(a.member, "DT_NEEDED " + n, a.msg + others(a), a.hint);
   // One finding per name: the first library's details, and how many others.
   for (const auto& [n, a] : agg)
     out.emit(a.member, "DT_NEEDED " + n,
