@@ -353,19 +353,29 @@ std::vector<PythonLoad> python_loads(std::string_view member, ByteView source) {
   };
   // The start of the line holding `p`, found moving forward only (every
   // caller asks for increasing positions), so long lines cost one pass.
-  size_t line_at = 0, line_start = 0;
+  size_t line_at = 0, line_start = 0, hash_at = std::string_view::npos;  // hash_at: first '#' of the line
   auto start_of_line = [&](size_t p) {
     if (p < line_at) {  // a new scan from the top
       line_at = 0;
       line_start = 0;
+      hash_at = std::string_view::npos;
     }
-    for (; line_at < p; ++line_at)
-      if (s[line_at] == '\n') line_start = line_at + 1;
+    for (; line_at < p; ++line_at) {
+      if (s[line_at] == '\n') {
+        line_start = line_at + 1;
+        hash_at = std::string_view::npos;
+      } else if (s[line_at] == '#' && hash_at == std::string_view::npos) {
+        hash_at = line_at;
+      }
+    }
     return line_start;
   };
   // A '#' earlier on the line: the text is a comment (or, rarely, inside a
-  // string that holds '#'; then the call is missed, never invented).
-  auto in_comment = [&](size_t p) { return s.substr(start_of_line(p), p - start_of_line(p)).find('#') != std::string_view::npos; };
+  // string that holds '#'; then the load is missed, never invented).
+  auto in_comment = [&](size_t p) {
+    start_of_line(p);
+    return hash_at != std::string_view::npos;
+  };
   // A call with a name in a variable (cupy_backends/cuda/libs/__init__.py:
   // load_nvidia_dynamic_lib(pathfinder_name), the names in a tuple of the
   // same file): every literal of the file that names an NVIDIA library
@@ -415,6 +425,10 @@ std::vector<PythonLoad> python_loads(std::string_view member, ByteView source) {
   for (size_t p = 0; p < s.size(); ++p) {
     if (s[p] != '"' && s[p] != '\'') continue;
     std::string lit = literal_at(s, p);
+    if (in_comment(p)) {  // a quoted name in a comment loads nothing
+      if (!lit.empty()) p += lit.size() + 1;
+      continue;
+    }
     if (soname_like(lit)) add(PythonLoad::Kind::soname, lit);
     // f"libbitsandbytes_{prefix}{version}{SUFFIX}": the literal part
     // before the first replacement field names a family of library files.

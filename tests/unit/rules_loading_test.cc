@@ -702,9 +702,16 @@ TEST(RulesLoading, PluginThatMissesALibraryOfTheWheelIsAnError) {
 }
 
 TEST(PythonLoads, CommentsAreNotCallsAndLargeFilesStayLinear) {
-  const std::string src = "# see load_nvidia_dynamic_lib(name) in pathfinder\nx = {'cublas': 1}\n";
+  const std::string src =
+      "# see load_nvidia_dynamic_lib(name) in pathfinder\nx = {'cublas': 1}\n"
+      "y = 1  # ctypes.CDLL('libmissing.so.1')\n";
   auto loads = model::python_loads("p.py", ByteView(reinterpret_cast<const uint8_t*>(src.data()), src.size()));
   EXPECT_TRUE(loads.empty());
+  // One 3 MB line of calls with no newline stays linear too.
+  std::string calls;
+  for (int i = 0; i < 100000; ++i) calls += "load_nvidia_dynamic_lib(n) ";
+  auto none = model::python_loads("p.py", ByteView(reinterpret_cast<const uint8_t*>(calls.data()), calls.size()));
+  EXPECT_TRUE(none.empty());
   // 250,000 distinct quoted sonames and one 3 MB line of " nvidia.x": the
   // scan finishes (it was quadratic) and keeps at most 4,096 loads.
   std::string big;
