@@ -753,3 +753,19 @@ TEST(RulesLoading, CtypesLibraryFindsWhatAnImportedExtensionFound) {
   auto fs2 = only({make(false)}, "unresolved-needed");
   EXPECT_EQ(count_sev(fs2, "unresolved-needed", Severity::error), 1u) << dump(fs2);
 }
+
+TEST(RulesLoading, UndeclaredLibraryOpenedByNameIsAWarning) {
+  // ctranslate2: libcublas.so.12 is only a string in .rodata.
+  auto make = [](std::vector<std::string> requires_dist) {
+    auto m = wheel_model("ct2", std::move(requires_dist));
+    add_lib(m, "ct2/lib/libct2.so", {"libc.so.6"});
+    m.libraries.back().dlopen_names = {"libcublas.so", "libcublas.so.12"};
+    return m;
+  };
+  auto fs = only({make({})}, "undeclared-dependency");
+  ASSERT_EQ(count_sev(fs, "undeclared-dependency", Severity::warning), 1u) << dump(fs);
+  EXPECT_NE(fs[0].message.find("libcublas.so.12"), std::string::npos) << fs[0].message;
+  EXPECT_EQ(fs[0].message.find("libcublas.so,"), std::string::npos) << fs[0].message;  // the dev name is left out
+  auto fs2 = only({make({"nvidia-cublas-cu12>=12.1"})}, "undeclared-dependency");
+  EXPECT_EQ(count(fs2, "undeclared-dependency"), 0u) << dump(fs2);
+}

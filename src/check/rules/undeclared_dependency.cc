@@ -16,6 +16,7 @@
 // wheels, conda and the system CUDA in turn and raises a clear error when
 // none has it, so the package leaves the choice of CUDA to the user
 // (cupy-cuda12x: NCCL and cuTENSOR from any of the three).
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -94,6 +95,50 @@ void undeclared_dependency(const Context& ctx, Emitter& out) {
       miss.names.insert(n);
       if (counted.insert(want).second) ++miss.libs;
     }
+  }
+  // Sonames a library holds as strings (LibraryModel::dlopen_names: it
+  // opens them by name at run time, ctranslate2's libcublas.so.12) and
+  // nothing declares: a warning, since such a library can say what it
+  // misses when it is used, but pip will not install it.
+  std::map<std::string, Missing> opened;
+  for (const auto& lib : m.libraries) {
+    if (!loading::loadable(lib)) continue;
+    std::set<std::string> counted;
+    for (const auto& n : lib.dlopen_names) {
+      auto c = classify_soname(n);
+      if (c.kind != LibraryKind::cuda_toolkit || shipped.count(n)) continue;
+      // An unversioned development name ("libcudart.so") is in no NVIDIA
+      // pip package: declaring one would not make that dlopen work.
+      if (n.size() > 3 && n.compare(n.size() - 3, 3, ".so") == 0) continue;
+      if (std::find(lib.load.needed.begin(), lib.load.needed.end(), n) != lib.load.needed.end()) continue;
+      auto majors = loading::candidate_majors(c, claim);
+      if (majors.empty()) continue;
+      bool ok = false;
+      std::string want;
+      for (int major : majors) {
+        const Provision* p = c.provision(major);
+        ok = ok || std::string(p->distribution) == self || reqs.has(std::string(p->distribution));
+        want += (want.empty() ? "" : " or ") + std::string(p->distribution);
+      }
+      // Either major's package declared: the library holds both majors'
+      // names and opens the one that matches.
+      for (int major : {12, 13})
+        if (const Provision* p = c.provision(major)) ok = ok || reqs.has(std::string(p->distribution));
+      if (ok || missing.count(want) || declared_provider(n) || pathfinder_load(n)) continue;
+      auto& o = opened[want];
+      if (o.member.empty()) o.member = lib.member;
+      o.names.insert(n);
+      if (counted.insert(want).second) ++o.libs;
+    }
+  }
+  for (const auto& [dist, o] : opened) {
+    std::vector<std::string> names(o.names.begin(), o.names.end());
+    out.warn(o.member, "dlopen " + names.front(),
+             loading::join_some(names, 3) + " (opened by name by " + std::to_string(o.libs) + " librar" +
+                 (o.libs == 1 ? "y" : "ies") + ": the soname is a string in its read-only data) comes from " + dist +
+                 ", which Requires-Dist does not declare: it is found only where a CUDA toolkit is installed "
+                 "system-wide or another package brought it",
+             "declare " + dist + " (behind an extra if the feature is optional)");
   }
   for (const auto& [key, t] : through) {
     const std::string dist = key.substr(0, key.find('\n')), dep = key.substr(key.find('\n') + 1);
