@@ -323,6 +323,7 @@ bool PythonLoad::loads(const std::string& soname) const {
       return soname.rfind(stem + ".so", 0) == 0;
     }
     case Kind::file_pattern: return false;  // names files to open by path, not a soname in the process
+    case Kind::soname_glob: return soname.rfind(name.substr(0, name.find(".so.*") + 4), 0) == 0;
   }
   return false;
 }
@@ -334,6 +335,7 @@ std::string PythonLoad::describe() const {
                       : member + ": load_nvidia_dynamic_lib(\"" + name + "\")";
     case Kind::nvidia_module: return member + ": nvidia." + name;
     case Kind::file_pattern: return member + ": f\"" + name.substr(0, name.size() - 1) + "{...}\"";
+    case Kind::soname_glob: return member + ": \"" + name + "\"";
     case Kind::soname: return member + ": \"" + name + "\"";
   }
   return member;
@@ -430,6 +432,11 @@ std::vector<PythonLoad> python_loads(std::string_view member, ByteView source) {
       continue;
     }
     if (soname_like(lit)) add(PythonLoad::Kind::soname, lit);
+    // "libcusolver.so.*[0-9]": torch/__init__.py preloads each NVIDIA
+    // library by a glob of its file names.
+    if (size_t g = lit.find(".so.*"); g != std::string::npos && g >= 4 && lit.rfind("lib", 0) == 0 &&
+                                        soname_like(lit.substr(0, g + 3)))
+      add(PythonLoad::Kind::soname_glob, lit);
     // f"libbitsandbytes_{prefix}{version}{SUFFIX}": the literal part
     // before the first replacement field names a family of library files.
     if (p > 0 && s[p - 1] == 'f' && (p < 2 || !ident_char(s[p - 2])) && lit.rfind("lib", 0) == 0) {

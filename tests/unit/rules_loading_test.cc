@@ -769,3 +769,22 @@ TEST(RulesLoading, UndeclaredLibraryOpenedByNameIsAWarning) {
   auto fs2 = only({make({"nvidia-cublas-cu12>=12.1"})}, "undeclared-dependency");
   EXPECT_EQ(count(fs2, "undeclared-dependency"), 0u) << dump(fs2);
 }
+
+TEST(RulesLoading, BothLayoutsAsFallbacksIsANote) {
+  // cuDNN's libraries list CUDA 12 and CUDA 13 folders and NEED nothing
+  // that the other major's folder could hold.
+  auto m = wheel_model("pkg-cu13", {"nvidia-cuda-runtime>=13.0"});
+  add_lib(m, "pkg/lib/libk.so", {"libcudart.so.13"},
+          {"$ORIGIN/../../nvidia/cu13/lib", "$ORIGIN/../../nvidia/cuda_runtime/lib"});
+  auto fs = only({m}, "unresolved-runpath");
+  EXPECT_EQ(count_sev(fs, "unresolved-runpath", Severity::note), 1u) << dump(fs);
+  EXPECT_EQ(count_sev(fs, "unresolved-runpath", Severity::warning), 0u) << dump(fs);
+}
+
+TEST(PythonLoads, TorchPreloadGlobsLoadTheirLibrary) {
+  const std::string src = "cuda_libs = [(\"cusolver\", \"libcusolver.so.*[0-9]\")]\n";
+  auto loads = model::python_loads("torch/__init__.py", ByteView(reinterpret_cast<const uint8_t*>(src.data()), src.size()));
+  ASSERT_EQ(loads.size(), 1u);
+  EXPECT_TRUE(loads[0].loads("libcusolver.so.12"));
+  EXPECT_FALSE(loads[0].loads("libcusolverMg.so.12"));
+}

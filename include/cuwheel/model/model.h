@@ -82,6 +82,7 @@ struct PythonLoad {
     nvidia_module,  ///< `import nvidia.libnvcomp` / nvidia.<pkg>.load_library(): lib<pkg>.so*
     soname,         ///< a quoted "libcublas.so.12" (ctypes.CDLL / dlopen by name)
     file_pattern,   ///< an f-string naming library files, f"libbitsandbytes_{...}": `name` is "libbitsandbytes_*"
+    soname_glob,    ///< a quoted glob of one library's files, torch's "libcusolver.so.*[0-9]" (preloaded by glob)
   } kind = Kind::soname;
   std::string name;    ///< "nvrtc", "libnvcomp", "libcublas.so.12"
   /// pathfinder only: the call takes its name from a variable, and `name`

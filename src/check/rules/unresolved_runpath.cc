@@ -177,6 +177,16 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
                          ", and CUDA " + std::to_string(*fm) + "'s packages install files of that name, so the loader "
                          "takes the other major's build when it is installed",
                      "remove the entry (or list it after the CUDA " + std::to_string(*claim) + " folders)");
+          else if (std::any_of(entries.begin(), entries.end(), [&](const loading::SearchEntry& x) {
+                     auto xm = loading::folder_major(x.dir);
+                     return xm && *xm == *claim && x.kind == loading::SearchEntry::Kind::origin && !x.escapes;
+                   }) && could.empty())
+            // Both majors' folders, nothing this one could take from the
+            // other's (cuDNN's wheels list both layouts as fallbacks).
+            out.note(lib.member, loc,
+                     what + " beside its own major's folders; nothing the library NEEDs could be taken from it, so it is a "
+                            "fallback for the other layout and changes nothing",
+                     "remove the entry if the library is built for one major only");
           else
             out.warn(lib.member, loc,
                      what + (could.empty() ? std::string("; nothing the library NEEDs could be there, so today it "
