@@ -15,13 +15,13 @@
 
 namespace cuwheel::model {
 
-namespace {
-constexpr size_t kNone = std::numeric_limits<size_t>::max();
-
 std::string file_name(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
+
+namespace {
+constexpr size_t kNone = std::numeric_limits<size_t>::max();
 }  // namespace
 
 std::optional<std::string> install_path(const std::string& member) {

@@ -253,34 +253,6 @@ bool soname_like(std::string_view t) {
 
 namespace {
 
-// The CUDA library sonames held as strings in the read-only data sections
-// of a host ELF file (".rodata", ".rodata.*", ".lrodata"): a library that
-// dlopens libcublas.so.12 by name keeps that string there.
-std::vector<std::string> dlopen_names_of(const elf::File& f) {
-  std::set<std::string> out;
-  const ByteView d = f.data();
-  for (const auto& sec : f.sections()) {
-    if (sec.type != elf::SHT_PROGBITS || !(sec.flags & 0x2 /*SHF_ALLOC*/) || (sec.flags & 0x4 /*SHF_EXECINSTR*/))
-      continue;
-    if (sec.name != ".rodata" && sec.name.rfind(".rodata.", 0) != 0 && sec.name != ".lrodata") continue;
-    if (!in_bounds(d.size(), sec.offset, sec.size)) continue;
-    const char* base = reinterpret_cast<const char*>(d.data()) + sec.offset;
-    std::string_view s(base, sec.size);
-    for (size_t p = s.find(".so"); p != std::string_view::npos && out.size() < 64; p = s.find(".so", p + 3)) {
-      // Back to the start of the string: "lib" after a NUL (or the start).
-      size_t b = p;
-      while (b > 0 && p - b < 64 && s[b - 1] != '\0') --b;
-      if (p - b >= 64 || s.compare(b, 3, "lib") != 0) continue;
-      size_t e = p + 3;
-      while (e < s.size() && (std::isdigit(static_cast<unsigned char>(s[e])) || s[e] == '.')) ++e;
-      if (e >= s.size() || s[e] != '\0') continue;
-      std::string name(s.substr(b, e - b));
-      if (classify_soname(name).kind == LibraryKind::cuda_toolkit) out.insert(std::move(name));
-    }
-  }
-  return {out.begin(), out.end()};
-}
-
 // Every library file name (or printf pattern of one) held as a whole
 // NUL-terminated string in the same sections: [A-Za-z0-9_+.%-]+ ".so",
 // then digits, dots or printf conversions.
@@ -494,8 +466,12 @@ LibraryModel read_object(ByteView bytes, const ReadObjectOptions& opts, const st
     file = std::move(*f);
     lib.load = read_load_facts(*file, &w, done);
     if (file->machine() != elf::EM_CUDA) {
-      lib.dlopen_names = dlopen_names_of(*file);
       lib.library_strings = library_strings_of(*file);
+      // The CUDA sonames among them: what the library may dlopen by name.
+      for (const auto& n : lib.library_strings)
+        if (lib.dlopen_names.size() < 64 && n.rfind("lib", 0) == 0 && n.find('%') == std::string::npos &&
+            classify_soname(n).kind == LibraryKind::cuda_toolkit)
+          lib.dlopen_names.push_back(n);
     }
     for (const auto& vn : lib.load.version_needs) lib.version_need_files.push_back(vn.file);
     auto syms = file->dynamic_symbols(&w);

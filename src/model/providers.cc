@@ -71,10 +71,6 @@ const RapidsLoads kRapidsLoads[] = {
       "libnccl.so.2", "libnvJitLink.so.12", "libnvrtc.so.12"}},
 };
 
-std::string file_name(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 }  // namespace
 

@@ -27,6 +27,20 @@ inline std::vector<CheckModel> models(const std::string& path) {
   return ms ? std::move(*ms) : std::vector<CheckModel>{};
 }
 
+/// A loadable shared library (ET_DYN ELF) of an in-memory model: its member
+/// name, DT_NEEDED, DT_RPATH and DT_RUNPATH entries.
+inline LibraryModel elf_library(const std::string& member, std::vector<std::string> needed,
+                                std::vector<std::string> rpath = {}, std::vector<std::string> runpath = {}) {
+  LibraryModel l;
+  l.member = member;
+  l.is_elf = true;
+  l.load.type = 3;  // ET_DYN
+  l.load.needed = std::move(needed);
+  l.load.rpath = std::move(rpath);
+  l.load.runpath = std::move(runpath);
+  return l;
+}
+
 /// The number of findings of `rule`.
 inline size_t count_rule(const std::vector<Finding>& fs, const std::string& rule) {
   size_t n = 0;

@@ -98,11 +98,6 @@ TEST(WriteOutput, DashIsStandardOutput) {
   EXPECT_EQ(out, "to stdout\n");
 }
 
-}  // namespace
-}  // namespace cuwheel
-
-namespace cuwheel {
-namespace {
 
 TEST(WriteOutput, ReplacedFileKeepsItsPermissionBits) {
   test::TempDir t;

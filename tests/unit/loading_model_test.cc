@@ -4,6 +4,7 @@
 // the names the loader never searches for.
 #include <gtest/gtest.h>
 
+#include "check_test_util.h"
 #include "cuwheel/model/loading.h"
 
 using namespace cuwheel;
@@ -14,14 +15,7 @@ namespace {
 
 LibraryModel lib(const std::string& member, std::vector<std::string> needed, std::vector<std::string> rpath = {},
                  std::vector<std::string> runpath = {}) {
-  LibraryModel l;
-  l.member = member;
-  l.is_elf = true;
-  l.load.type = 3;  // ET_DYN
-  l.load.needed = std::move(needed);
-  l.load.rpath = std::move(rpath);
-  l.load.runpath = std::move(runpath);
-  return l;
+  return cuwheel::check::test_util::elf_library(member, std::move(needed), std::move(rpath), std::move(runpath));
 }
 
 CheckModel wheel(std::vector<LibraryModel> libs) {

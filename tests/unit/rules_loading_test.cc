@@ -514,13 +514,7 @@ CheckModel wheel_model(const std::string& name, std::vector<std::string> require
 
 void add_lib(CheckModel& m, const std::string& member, std::vector<std::string> needed,
              std::vector<std::string> runpath = {}) {
-  LibraryModel lib;
-  lib.member = member;
-  lib.is_elf = true;
-  lib.load.type = 3;  // ET_DYN
-  lib.load.needed = std::move(needed);
-  lib.load.runpath = std::move(runpath);
-  m.libraries.push_back(lib);
+  m.libraries.push_back(test_util::elf_library(member, std::move(needed), {}, std::move(runpath)));
   MemberModel mm;
   mm.name = member;
   m.members.push_back(mm);

@@ -125,6 +125,10 @@ struct LoadResolution {
   std::vector<std::string> plugin;
 };
 
+/// The last component of an install-relative path ("torch/lib/libc10.so" ->
+/// "libc10.so").
+std::string file_name(const std::string& path);
+
 /// True when `lib`, whose file name is `file`, is a Python extension
 /// module: a `.cpython-*`, `.abi3.` or `.pypy` file name, or a `PyInit_`
 /// export (PEP 3149, PEP 384; triton/_C/libtriton.so has only the export).

@@ -103,7 +103,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
       // libmklml_intel.so) finds the name the same way once an extension
       // module that NEEDs and finds it is imported: a warning, since that
       // order is the package's, not the loader's.
-      const std::string own_file = where->substr(where->rfind('/') == std::string::npos ? 0 : where->rfind('/') + 1);
+      const std::string own_file = model::file_name(*where);
       bool root = !model::python_extension_module(lib, own_file);
       for (const auto& other : m.libraries)
         for (const auto& x : other.load.needed) root = root && x != own_file && !(lib.load.soname && x == *lib.load.soname);
@@ -118,7 +118,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
               finder = other.member;
               auto ow = loading::install_path(other.member);
               finder_is_extension =
-                  ow && model::python_extension_module(other, ow->substr(ow->rfind('/') == std::string::npos ? 0 : ow->rfind('/') + 1));
+                  ow && model::python_extension_module(other, model::file_name(*ow));
             }
         }
         if (!finder.empty() && loads.plugin[li].empty() && finder_is_extension) {
@@ -152,7 +152,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
         for (const auto& other : m.libraries) {
           auto ow = other.member.empty() ? std::nullopt : loading::install_path(other.member);
           if (!ow || loading::dir_of(*ow) != (elsewhere == "." ? "" : elsewhere)) continue;
-          const std::string f = ow->substr(ow->rfind('/') == std::string::npos ? 0 : ow->rfind('/') + 1);
+          const std::string f = model::file_name(*ow);
           if ((f == n || (other.load.soname && *other.load.soname == n)) && model::python_extension_module(other, f))
             ext_member = other.member;
         }
