@@ -114,8 +114,12 @@ Expected<std::string> map_link(const Mapper& m, const std::string& member_rel, c
     std::string root = "/usr/local/cuda-" + m.release;
     if (target != root && !target.starts_with(root + "/"))
       return Error("symbolic link to " + target + ", outside /usr/local/cuda-" + m.release + "/");
-    fs::path inside = fs::path(target.substr(root.size() == target.size() ? target.size() : root.size() + 1));
-    fs::path rel = inside.lexically_normal().lexically_relative(link_dir);
+    fs::path inside =
+        fs::path(target.substr(root.size() == target.size() ? target.size() : root.size() + 1)).lexically_normal();
+    // "/usr/local/cuda-X.Y/.." starts with the prefix and still leaves it.
+    if (!inside.empty() && inside != "." && !stays_inside(inside))
+      return Error("symbolic link to " + target + " leaves the toolkit tree");
+    fs::path rel = inside.lexically_relative(link_dir);
     if (rel.empty()) rel = ".";
     return rel.string();
   }
@@ -201,6 +205,29 @@ Status extract_one(const std::string& rpm_path, const std::string& root, Mapper&
   return Ok{};
 }
 
+// Every symbolic link under `root`, resolved through the file system (links
+// to links included; a dangling tail is resolved lexically), must stay under
+// `root`. `shown` names the prefix in messages.
+Status links_stay_inside(const std::string& root, const std::string& shown) {
+  std::error_code ec;
+  fs::path base = fs::canonical(root, ec);
+  if (ec) return Error(root + ": " + ec.message());
+  fs::recursive_directory_iterator it(base, fs::directory_options::none, ec), end;
+  if (ec) return Error(root + ": " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    if (ec) return Error(root + ": " + ec.message());
+    if (!it->is_symlink(ec)) continue;
+    fs::path rel = it->path().lexically_relative(base);
+    fs::path to = fs::weakly_canonical(it->path(), ec);
+    if (ec) return Error(shown + "/" + rel.string() + ": symbolic link cannot be resolved: " + ec.message());
+    fs::path inside = to.lexically_relative(base);
+    if (inside.empty() || !(inside == "." || stays_inside(inside)))
+      return Error(shown + "/" + rel.string() + ": symbolic link resolves outside the toolkit tree (through " +
+                   "another link)");
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Expected<ExtractReport> extract_toolkit(const std::string& dir, const std::string& prefix,
@@ -254,6 +281,10 @@ Expected<ExtractReport> extract_toolkit(const std::string& dir, const std::strin
     rep.packages.push_back(name);
   }
   if (m.release.empty()) return fail(Error(dir + ": no package installs under /usr/local/cuda-X.Y/"));
+  // Each link was checked on its own; a chain (a link through a link to "."
+  // and then "..") can still climb out, so resolve every link as the kernel
+  // would and refuse the tree if one lands outside it.
+  if (auto s = links_stay_inside(work, prefix); !s) return fail(s.error());
   rep.release = m.release;
   if (fs::exists(fs::symlink_status(final_dir))) {
     if (::rmdir(final_dir.c_str()) != 0) return fail(Error(prefix + ": cannot replace the empty folder"));

@@ -181,6 +181,13 @@ TEST_F(ToolkitFetch, ExtractRefusesLinksAndNamesThatLeaveTheTree) {
       {{kRoot + "/bin/sh", 'l', "/bin/sh"}, "a.rpm: " + kRoot + "/bin/sh: symbolic link to /bin/sh, outside /usr/local/cuda-12.9/"},
       {{kRoot + "/lib/x", 'l', "../../../etc/passwd"},
        "a.rpm: " + kRoot + "/lib/x: symbolic link to ../../../etc/passwd leaves the toolkit tree"},
+      // Absolute forms that start with the prefix and climb out of it.
+      {{kRoot + "/up", 'l', "/usr/local/cuda-12.9/.."},
+       "a.rpm: " + kRoot + "/up: symbolic link to /usr/local/cuda-12.9/.. leaves the toolkit tree"},
+      {{kRoot + "/bin/nvcc", 'l', "/usr/local/cuda-12.9/../../../../etc/passwd"},
+       "a.rpm: " + kRoot + "/bin/nvcc: symbolic link to /usr/local/cuda-12.9/../../../../etc/passwd leaves the toolkit tree"},
+      {{kRoot + "/lib/y", 'l', "/usr/local/cuda-12.9/lib/../../x"},
+       "a.rpm: " + kRoot + "/lib/y: symbolic link to /usr/local/cuda-12.9/lib/../../x leaves the toolkit tree"},
       {{kRoot + "/../../../../etc/evil", 'f', "x"}, "a.rpm: " + kRoot + "/../../../../etc/evil: member name contains '..'"},
       {{"./usr/local/cuda-12.8/bin/nvcc", 'f', "x"},
        "a.rpm: ./usr/local/cuda-12.8/bin/nvcc: installs under /usr/local/cuda-12.8/, but the toolkit being unpacked is 12.9"},
@@ -194,6 +201,26 @@ TEST_F(ToolkitFetch, ExtractRefusesLinksAndNamesThatLeaveTheTree) {
     EXPECT_EQ(r.error().message(), c.message);
     EXPECT_FALSE(fs::exists(dir_ + "/cuda")) << c.m.name;
     EXPECT_FALSE(fs::exists("/etc/evil"));
+  }
+}
+
+// Each link alone stays inside; together they climb out: "here" is the prefix
+// folder itself, so "here/.." is its parent although the text "here/.."
+// normalises to ".". The tree is resolved as a whole before it is kept.
+TEST_F(ToolkitFetch, ExtractRefusesALinkChainThatLeavesTheTree) {
+  for (const std::string& here : {std::string("."), std::string("/usr/local/cuda-12.9")}) {
+    fs::remove_all(dir_ + "/rpms");
+    fs::create_directories(dir_ + "/rpms");
+    folder({{"a.rpm", rpm_file("a", {{kRoot + "/EULA.txt", 'f', "l"},
+                                     {kRoot + "/here", 'l', here},
+                                     {kRoot + "/out", 'l', "here/.."}})}});
+    auto r = extract_toolkit(dir_ + "/rpms", dir_ + "/cuda");
+    ASSERT_FALSE(r) << here;
+    EXPECT_EQ(r.error().message(),
+              dir_ + "/cuda/out: symbolic link resolves outside the toolkit tree (through another link)");
+    EXPECT_FALSE(fs::exists(dir_ + "/cuda"));
+    for (const auto& e : fs::directory_iterator(dir_))
+      EXPECT_EQ(e.path().filename().string().find(".part."), std::string::npos);
   }
 }
 
