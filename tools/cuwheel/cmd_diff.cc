@@ -50,9 +50,10 @@ std::string percent(uint64_t old_size, uint64_t new_size) {
   return buf;
 }
 
+// Names from the wheels (sonames, RUNPATH entries) are escaped here.
 std::string join(const std::vector<std::string>& v, const std::string& prefix, const std::string& sep = " ") {
   std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + prefix + v[i];
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + prefix + printable(v[i]);
   return s;
 }
 
@@ -78,7 +79,10 @@ std::string text_report(const diff::WheelDiff& d, const std::vector<Gate>& gates
   size_t added = 0, removed = 0, changed = 0;
   for (const auto& m : d.members)
     (m.kind == diff::MemberChange::Kind::added ? added : m.kind == diff::MemberChange::Kind::removed ? removed : changed)++;
-  out += "old  " + d.old_path + "\nnew  " + d.new_path + "\n";
+  // Every name that comes from the input (paths, member names, sonames,
+  // RUNPATH entries) goes through printable(): a member named
+  // "x\n::error ..." must not start a line a CI runner reads as a command.
+  out += "old  " + printable(d.old_path) + "\nnew  " + printable(d.new_path) + "\n";
   char line[512];
   std::snprintf(line, sizeof line, "  %-16s%12s -> %-12s %12s  %s\n", "wheel size", human(d.old_file_size).c_str(),
                 human(d.new_file_size).c_str(), signed_human(d.file_delta()).c_str(),
@@ -102,17 +106,17 @@ std::string text_report(const diff::WheelDiff& d, const std::vector<Gate>& gates
       const char* mark = m.kind == diff::MemberChange::Kind::added ? "+" : m.kind == diff::MemberChange::Kind::removed ? "-" : "~";
       std::snprintf(line, sizeof line, "  %s %12s %12s  ", mark, signed_human(m.compressed_delta()).c_str(),
                     signed_human(m.size_delta()).c_str());
-      out += line + m.name;
+      out += line + printable(m.name);
       if (m.kind == diff::MemberChange::Kind::changed)
         out += "  (" + human(m.old_compressed) + " -> " + human(m.new_compressed) + " stored)";
-      if (!m.old_name.empty()) out += "  (was " + m.old_name + ")";
+      if (!m.old_name.empty()) out += "  (was " + printable(m.old_name) + ")";
       out += "\n";
     }
   }
   if (!d.libraries.empty()) {
     out += "\nlibraries:\n";
     for (const auto& l : d.libraries) {
-      out += "  " + l.member + (l.in_old ? (l.in_new ? "" : "  (removed)") : "  (added)") + "\n";
+      out += "  " + printable(l.member) + (l.in_old ? (l.in_new ? "" : "  (removed)") : "  (added)") + "\n";
       if (!l.sass_added.empty() || !l.sass_removed.empty())
         out += "    sass          " + join(l.sass_added, "+") + (l.sass_added.empty() || l.sass_removed.empty() ? "" : " ") +
                join(l.sass_removed, "-") + "\n";
