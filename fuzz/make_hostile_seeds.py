@@ -83,6 +83,10 @@ def fatbin_seeds():
                                            compressed_size=16, uncompressed_size=0xFFFFFFFFFFFF))
     s["zstd-compressed-gt-payload"] = container(entry(kind=1, flags=0x8011, payload=b"\0" * 8,
                                                       compressed_size=0x100, uncompressed_size=8))
+    # Five ZSTD PTX entries that each declare almost 1 GiB: past any small
+    # input's decode budget (DecodeBudget), so none is decoded.
+    s["zstd-bomb-over-budget"] = container(entry(kind=1, flags=0x8011, payload=b"\x28\xb5\x2f\xfd" + b"\0" * 12,
+                                                 compressed_size=16, uncompressed_size=0x3FFFFFC0) * 5)
     s["legacy-compression"] = container(entry(kind=2, flags=0x1011, payload=b"\0" * 8))
     s["ptx-no-version"] = container(entry(kind=1, payload=b".target sm_90a, sm_80 // c\n/* .version 1.0 */\n"
                                                           b".entry a(\n.entry b\n", code=(8, 8)))

@@ -21,6 +21,28 @@ namespace fs = std::filesystem;
 
 namespace cuwheel {
 
+void InputBudgets::begin_input(const std::string& path, InputKind kind) {
+  wheel_.reset();
+  archive_.reset();
+  if (kind != InputKind::wheel) return;
+  std::error_code ec;
+  uint64_t size = std::filesystem::file_size(path, ec);
+  if (!ec) wheel_.emplace(size);
+}
+
+void InputBudgets::begin_archive(const ObjectRef& archive) {
+  archive_.emplace(archive.bytes.size());
+  archive_name_ = archive.member.empty() ? archive.input : archive.member;
+}
+
+DecodeBudget* InputBudgets::for_object(const ObjectRef& obj) {
+  if (wheel_) return &*wheel_;
+  if (archive_ && !obj.archive_member.empty() &&
+      (obj.member.empty() ? obj.input : obj.member) == archive_name_)
+    return &*archive_;
+  return nullptr;
+}
+
 std::string ObjectRef::display() const {
   std::string s = input;
   if (!member.empty()) s += ":" + member;

@@ -31,8 +31,11 @@ bool is_library_like(ByteView b) {
 }
 
 // Fills a LibraryModel from the bytes of one ELF file (or archive member).
-void read_library(LibraryModel& lib, ByteView bytes, const std::function<void(ByteView)>& done) {
-  LibraryModel read = read_object(bytes, ReadObjectOptions{}, done);
+void read_library(LibraryModel& lib, ByteView bytes, const std::function<void(ByteView)>& done,
+                  DecodeBudget* budget) {
+  ReadObjectOptions ro;
+  ro.budget = budget;
+  LibraryModel read = read_object(bytes, ro, done);
   read.member = std::move(lib.member);
   read.archive_member = std::move(lib.archive_member);
   read.owner = std::move(lib.owner);
@@ -49,8 +52,12 @@ void note_library_error(CheckModel& m, const LibraryModel& lib) {
   m.read_errors.emplace_back(where, lib.error);
 }
 
+// `budget`: the decode budget of the input `bytes` belong to (a wheel's);
+// null: the object's (an archive's members share the archive's).
 void read_object_bytes(CheckModel& m, const std::string& member, const std::string& owner, ByteView bytes,
-                       const std::function<void(ByteView)>& done) {
+                       const std::function<void(ByteView)>& done, DecodeBudget* budget) {
+  DecodeBudget own(bytes.size());
+  if (!budget) budget = &own;
   if (identify(bytes) == FileKind::archive) {
     auto members = archive::read(bytes);
     if (!members) {
@@ -67,7 +74,7 @@ void read_object_bytes(CheckModel& m, const std::string& member, const std::stri
       lib.member = member;
       lib.archive_member = am.name;
       lib.owner = owner;
-      read_library(lib, am.data, {});
+      read_library(lib, am.data, {}, budget);
       note_library_error(m, lib);
       m.libraries.push_back(std::move(lib));
     }
@@ -76,7 +83,7 @@ void read_object_bytes(CheckModel& m, const std::string& member, const std::stri
   LibraryModel lib;
   lib.member = member;
   lib.owner = owner;
-  read_library(lib, bytes, done);
+  read_library(lib, bytes, done, budget);
   note_library_error(m, lib);
   m.libraries.push_back(std::move(lib));
 }
@@ -110,6 +117,9 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
   if (fn) m.parsed_filename = *fn;
   else m.filename_error = fn.error().message();
 
+  // One decode budget for every library of the wheel, tied to the wheel's
+  // file size (object/devicecode.h).
+  DecodeBudget budget(w->archive_size());
   // JSON loads wait for the end: they count only beside a ctypes loader.
   std::vector<PythonLoad> json_pending;
   std::set<std::string> loader_tops;
@@ -193,7 +203,7 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
       if (part.data() >= v.data() && part.data() + part.size() <= v.data() + v.size())
         blob.release(static_cast<uint64_t>(part.data() - v.data()), part.size());
     };
-    if (maybe_object && is_library_like(v)) read_object_bytes(m, zm.name, "", v, done);
+    if (maybe_object && is_library_like(v)) read_object_bytes(m, zm.name, "", v, done, &budget);
     if (zm.name.size() > 3 && zm.name.compare(zm.name.size() - 3, 3, ".py") == 0) {
       for (auto& l : python_loads(zm.name, v)) m.python_loads.push_back(std::move(l));
       std::string_view src(reinterpret_cast<const char*>(v.data()), std::min<size_t>(v.size(), 4u << 20));
@@ -499,7 +509,8 @@ LibraryModel read_object(ByteView bytes, const ReadObjectOptions& opts, const st
   // Every payload is decoded (Depth::full): a compressed cubin or PTX that
   // does not decode is device code the rules cannot vouch for, so the
   // library is unreadable (exit 2), never a pass on the entry headers alone.
-  auto dc = file ? read_device_code(*file, Depth::full, &w, done) : read_device_code(bytes, Depth::full, &w, done);
+  auto dc = file ? read_device_code(*file, Depth::full, &w, done, opts.budget)
+                 : read_device_code(bytes, Depth::full, &w, done, opts.budget);
   if (dc) {
     lib.device_read = true;
     lib.summary = summarize(*dc);
@@ -586,7 +597,10 @@ Expected<std::vector<CheckModel>> build_models(const std::string& path, const Bu
     struct V : InputVisitor {
       CheckModel& m;
       const std::function<void(const std::string&)>& progress;
+      InputBudgets budgets;
       V(CheckModel& mm, const std::function<void(const std::string&)>& p) : m(mm), progress(p) {}
+      void begin_input(const std::string& p, InputKind k) override { budgets.begin_input(p, k); }
+      void begin_archive(const ObjectRef& a) override { budgets.begin_archive(a); }
       void object(const ObjectRef& o) override {
         if (progress) progress(o.display());
         if (!is_elf(o.bytes)) return;
@@ -594,7 +608,7 @@ Expected<std::vector<CheckModel>> build_models(const std::string& path, const Bu
         lib.member = o.member;
         lib.archive_member = o.archive_member;
         lib.owner = o.owner;
-        read_library(lib, o.bytes, [&o](ByteView part) { o.release(part); });
+        read_library(lib, o.bytes, [&o](ByteView part) { o.release(part); }, budgets.for_object(o));
         note_library_error(m, lib);
         m.libraries.push_back(std::move(lib));
       }
@@ -626,9 +640,10 @@ Expected<std::vector<CheckModel>> build_models(const std::string& path, const Bu
   m.path = path;
   m.kind = CheckModel::Kind::library;
   const Blob& blob = *head;
-  read_object_bytes(m, "", "", hv, [&blob, hv](ByteView part) {
-    blob.release(static_cast<uint64_t>(part.data() - hv.data()), part.size());
-  });
+  read_object_bytes(
+      m, "", "", hv,
+      [&blob, hv](ByteView part) { blob.release(static_cast<uint64_t>(part.data() - hv.data()), part.size()); },
+      nullptr);
   out.push_back(std::move(m));
   return out;
 }

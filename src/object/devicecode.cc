@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <set>
 #include <thread>
 
@@ -27,6 +28,17 @@ std::string EntryFacts::ptx_isa() const {
 }
 
 bool looks_like_object(ByteView d) { return is_object(identify(d)); }
+
+DecodeBudget::DecodeBudget(uint64_t stored_size) : stored_(stored_size) {
+  uint64_t scaled = stored_size > UINT64_MAX / kRatio ? UINT64_MAX : stored_size * kRatio;
+  limit_ = std::max(kFloor, scaled);
+}
+
+bool DecodeBudget::take(uint64_t n) {
+  if (n > limit_ - used_) return false;
+  used_ += n;
+  return true;
+}
 
 namespace {
 
@@ -91,11 +103,53 @@ EntryFacts facts_of(const fatbin::Entry& e, size_t container, const fatbin::Loca
 // Depth::full (which decodes every compressed payload) the work is spread
 // over the machine's cores; warnings are emitted afterwards, in entry order,
 // so the output does not depend on the schedule.
+// "1024.0 MiB", "33.0 KiB", "17 bytes".
+std::string bytes_text(uint64_t n) {
+  char buf[64];
+  if (n >= (1u << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", double(n) / (1 << 20));
+  else if (n >= 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", double(n) / 1024);
+  else std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(n));
+  return buf;
+}
+
+// Takes, in entry order, what each entry that Depth::full decodes can
+// produce from `budget`. Entries past it are marked in `refused` and share
+// one payload_error with the figures.
+void admit_within(std::vector<EntryFacts>& facts, const std::vector<const fatbin::Entry*>& entries,
+                  DecodeBudget& budget, std::vector<char>& refused) {
+  refused.assign(entries.size(), 0);
+  size_t n_refused = 0;
+  uint64_t asked = 0;
+  const fatbin::Entry* first = nullptr;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const fatbin::Entry& e = *entries[i];
+    if (e.kind != fatbin::kElf && e.kind != fatbin::kPtx) continue;
+    uint64_t n = fatbin::decode_bound(e);
+    if (n == 0 || budget.take(n)) continue;
+    refused[i] = 1;
+    ++n_refused;
+    asked = asked > UINT64_MAX - n ? UINT64_MAX : asked + n;
+    if (!first) first = &e;
+  }
+  if (!n_refused) return;
+  std::string what = "entry at " + hex(first->offset);
+  if (n_refused > 1) what += " and " + std::to_string(n_refused - 1) + " more";
+  const std::string message =
+      "decompression bomb: " + what + " would decode to " + bytes_text(asked) + ", past the " +
+      bytes_text(budget.limit()) + " this input may decode (" + std::to_string(DecodeBudget::kRatio) +
+      " times its " + bytes_text(budget.stored_size()) + ", at least " + bytes_text(DecodeBudget::kFloor) +
+      (budget.used() ? "; " + bytes_text(budget.used()) + " taken before" : std::string()) + "); not decoded";
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (refused[i]) facts[i].payload_error = message;
+}
+
 void fill_payloads(std::vector<EntryFacts>& facts, const std::vector<const fatbin::Entry*>& entries, Depth depth,
-                   WarningSink* warnings, const DoneFn& done) {
+                   WarningSink* warnings, const DoneFn& done, DecodeBudget& budget) {
   if (depth == Depth::headers) return;
+  std::vector<char> refused(entries.size(), 0);
+  if (depth == Depth::full) admit_within(facts, entries, budget, refused);
   auto work = [&](size_t i) {
-    fill_payload(facts[i], *entries[i], depth, nullptr);
+    if (!refused[i]) fill_payload(facts[i], *entries[i], depth, nullptr);
     if (done) done(entries[i]->stored);
   };
   size_t threads = 1;
@@ -157,7 +211,10 @@ void fill_payloads(std::vector<EntryFacts>& facts, const std::vector<const fatbi
 
 }  // namespace
 
-Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* warnings, const DoneFn& done) {
+Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* warnings, const DoneFn& done,
+                                      DecodeBudget* budget) {
+  DecodeBudget own(data.size());
+  if (!budget) budget = &own;
   DeviceCode out;
   uint32_t magic = 0;
   if (load_le(data, 0, magic) && magic == fatbin::kContainerMagic) {
@@ -172,18 +229,21 @@ Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* w
         out.entries.push_back(facts_of(e, i, nullptr));
         raw.push_back(&e);
       }
-    fill_payloads(out.entries, raw, depth, warnings, done);
+    fill_payloads(out.entries, raw, depth, warnings, done, *budget);
     out.has_executable = true;
     return out;
   }
   auto f = elf::File::parse(data, warnings);
   if (!f) return f.error();
-  return read_device_code(*f, depth, warnings, done);
+  return read_device_code(*f, depth, warnings, done, budget);
 }
 
-Expected<DeviceCode> read_device_code(const elf::File& file, Depth depth, WarningSink* warnings, const DoneFn& done) {
+Expected<DeviceCode> read_device_code(const elf::File& file, Depth depth, WarningSink* warnings, const DoneFn& done,
+                                      DecodeBudget* budget) {
   DeviceCode out;
   const ByteView data = file.data();
+  DecodeBudget own(data.size());
+  if (!budget) budget = &own;
   const elf::File* f = &file;
   if (f->machine() == elf::EM_CUDA) {
     // A raw cubin is one ELF entry by itself.
@@ -216,7 +276,7 @@ Expected<DeviceCode> read_device_code(const elf::File& file, Depth depth, Warnin
       raw.push_back(&e);
     }
   }
-  fill_payloads(out.entries, raw, depth, warnings, done);
+  fill_payloads(out.entries, raw, depth, warnings, done, *budget);
   if (done)
     for (const auto& l : *located) done(data.subspan(l.container.offset, l.container.end() - l.container.offset));
   return out;

@@ -426,6 +426,21 @@ Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warn
   return out;
 }
 
+namespace {
+// A raw LZ4 block of n bytes decodes to at most about 255 n bytes.
+uint64_t lz4_expansion_bound(uint64_t stored) { return stored * 256 + 64; }
+constexpr uint64_t kDefaultMaxOutput = 1ull << 30;  // decode()'s default max_output
+}  // namespace
+
+uint64_t decode_bound(const Entry& e) {
+  if (e.uncompressed_size > kDefaultMaxOutput) return 0;
+  switch (e.compression()) {
+    case Compression::lz4: return std::min<uint64_t>(e.uncompressed_size, lz4_expansion_bound(e.stored.size()));
+    case Compression::zstd: return e.uncompressed_size;
+    default: return 0;
+  }
+}
+
 Expected<std::vector<uint8_t>> decode(const Entry& e, uint64_t max_output) {
   const std::string where = "entry at " + hex(e.offset);
   switch (e.compression()) {
@@ -441,7 +456,7 @@ Expected<std::vector<uint8_t>> decode(const Entry& e, uint64_t max_output) {
       // An LZ4 block expands at most ~255 times (one length byte adds at
       // most 255 output bytes), so a declared size beyond that is a lie:
       // allocate for what the stored bytes can produce, not for the header.
-      const uint64_t room = std::min<uint64_t>(cap, e.stored.size() * 256 + 64);
+      const uint64_t room = std::min<uint64_t>(cap, lz4_expansion_bound(e.stored.size()));
       std::vector<uint8_t> out(static_cast<size_t>(room));
       int n = LZ4_decompress_safe(reinterpret_cast<const char*>(e.stored.data()), reinterpret_cast<char*>(out.data()),
                                   static_cast<int>(e.stored.size()), static_cast<int>(room));

@@ -237,11 +237,14 @@ class ShowVisitor : public InputVisitor {
     errors_.clear();
     input_kind_ = kind;
     input_ = json::object();
+    budgets_.begin_input(path, kind);
     input_["path"] = path;
     input_["kind"] = kind == InputKind::wheel ? "wheel" : kind == InputKind::archive ? "archive"
                      : kind == InputKind::directory ? "directory" : "file";
     if (kind == InputKind::wheel) read_wheel(path);
   }
+
+  void begin_archive(const ObjectRef& archive) override { budgets_.begin_archive(archive); }
 
   void object(const ObjectRef& obj) override {
     ObjectRecord r;
@@ -258,6 +261,7 @@ class ShowVisitor : public InputVisitor {
     // from a wheel does not stay resident.
     model::ReadObjectOptions ro;
     ro.exports = false;
+    ro.budget = budgets_.for_object(obj);
     model::LibraryModel lib = model::read_object(obj.bytes, ro, [&obj](ByteView v) { obj.release(v); });
     if (!lib.elf_error.empty()) return error(obj.display(), Error(lib.elf_error));
     if (lib.is_elf) {
@@ -461,6 +465,7 @@ class ShowVisitor : public InputVisitor {
 
   const ShowOptions& o_;
   Progress& progress_;
+  InputBudgets budgets_;  // decode budgets: one per wheel, one per archive
   int status_ = 0;
   std::vector<ObjectRecord> records_;
   InputKind input_kind_ = InputKind::file;

@@ -12,12 +12,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cuwheel/base/bytes.h"
 #include "cuwheel/base/expected.h"
 #include "cuwheel/base/source.h"
+#include "cuwheel/object/devicecode.h"
 
 namespace cuwheel {
 
@@ -74,6 +76,26 @@ Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor
 /// Keys are paths relative to `dir` with '/' separators; values are the
 /// distribution names as the dist-info directory spells them.
 std::map<std::string, std::string> record_owners(const std::string& dir);
+
+/// The decode budget (object/devicecode.h) each object of a walk draws
+/// from, for a visitor that reads payloads: one per wheel, tied to the
+/// wheel's file size; one per static archive met outside a wheel, tied to
+/// the archive's size; none for a plain object (read_device_code then
+/// gives the object one of its own size). Call begin_input() and
+/// begin_archive() from the visitor's methods of the same names.
+class InputBudgets {
+ public:
+  /// Errors reading the wheel's size leave the wheel without a budget of
+  /// its own (its objects then get their own).
+  void begin_input(const std::string& path, InputKind kind);
+  void begin_archive(const ObjectRef& archive);
+  /// The budget for `obj`, or null for "the object's own".
+  DecodeBudget* for_object(const ObjectRef& obj);
+
+ private:
+  std::optional<DecodeBudget> wheel_, archive_;
+  std::string archive_name_;  ///< ObjectRef::member of the archive archive_ belongs to
+};
 
 /// True when a member or file name is obviously not an object (Python
 /// sources, headers, text, metadata), so its bytes need not be sniffed.

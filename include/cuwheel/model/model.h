@@ -58,6 +58,9 @@ struct LibraryModel {
 struct ReadObjectOptions {
   bool exports = true;     ///< LibraryModel::exports and export_weak
   bool keep_names = false; ///< kernel names and PTX entries/targets in LibraryModel::device
+  /// The decode budget of the input this object belongs to (a wheel, a
+  /// static archive); null: one of the object's own size.
+  DecodeBudget* budget = nullptr;
 };
 
 /// Reads one object: a host ELF file (shared library, executable,

@@ -75,24 +75,59 @@ struct DeviceCode {
   bool has_executable = false;   ///< any container in `.nv_fatbin` (cuobjdump's "executable fatbin")
 };
 
+/// How many bytes decoding the compressed payloads (LZ4, ZSTD) of one input
+/// may produce in all: the defence against decompression bombs, such as a
+/// 33 KB fatbin whose ZSTD entry declares 1 GiB, or sixteen of them. The
+/// budget is kRatio times the input's stored size, at least kFloor bytes.
+/// Real inputs stay far below it: over the CUDA 13 toolkit's libraries the
+/// decoded payloads come to at most 8.2 times the file's size
+/// (libcudnn_engines_precompiled.so.9: 1.9 GB from 234 MB), and one entry to
+/// at most 134 times its stored bytes (libcublasLt.so.13). docs/limits.md.
+///
+/// One budget serves a whole input (a wheel and every library in it; a
+/// static archive and its members), so many small bombs cannot each take a
+/// floor. Taking is done in entry order before any decoding starts, so what
+/// is refused does not depend on the thread schedule. Not thread-safe.
+class DecodeBudget {
+ public:
+  static constexpr uint64_t kRatio = 64;
+  static constexpr uint64_t kFloor = 64ull << 20;  ///< 64 MiB
+  /// The budget of an input whose stored size is `stored_size` bytes (a
+  /// wheel's file size, not its members' inflated sizes).
+  explicit DecodeBudget(uint64_t stored_size);
+  /// Takes `n` bytes. Returns false, taking nothing, when fewer remain.
+  bool take(uint64_t n);
+  uint64_t limit() const { return limit_; }        ///< bytes in all
+  uint64_t used() const { return used_; }          ///< bytes taken so far
+  uint64_t stored_size() const { return stored_; } ///< what the limit is tied to
+
+ private:
+  uint64_t stored_ = 0;
+  uint64_t limit_ = 0;
+  uint64_t used_ = 0;
+};
+
 /// Reads the device code of one object. `data` is the whole object. For an
 /// ELF with no fatbin the result has no entries (not an error). Errors: the
 /// object is unreadable as ELF / fatbin / cubin. A wrapper that points at
 /// garbage ends the walk with DeviceCode::stopped set. Entry payloads that cannot be decoded do not fail the call: the
-/// entry's payload_error says why, and a warning is emitted.
+/// entry's payload_error says why, and a warning is emitted. At
+/// Depth::full the payloads are decoded within `budget` (when null, a budget
+/// of this object's own size): entries past it are not decoded and share
+/// one payload_error, "decompression bomb: ...", with the figures.
 ///
 /// `done`, when set, is called after each entry's payload has been read
 /// with the entry's stored bytes, so that a caller reading a large mapped
 /// file can let those pages go (Blob::release) and keep memory flat.
 using DoneFn = std::function<void(ByteView)>;
 Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* warnings,
-                                      const DoneFn& done = {});
+                                      const DoneFn& done = {}, DecodeBudget* budget = nullptr);
 
 /// The same for an ELF file already parsed (a host ELF or a raw cubin), so
 /// a caller that also reads its load facts parses it once. `file.data()` is
 /// the whole object; `file` and its bytes must outlive the call.
 Expected<DeviceCode> read_device_code(const elf::File& file, Depth depth, WarningSink* warnings,
-                                      const DoneFn& done = {});
+                                      const DoneFn& done = {}, DecodeBudget* budget = nullptr);
 
 /// True when `data` looks like an object read_device_code() accepts
 /// (ELF magic or fatbin container magic).

@@ -167,6 +167,14 @@ Expected<std::vector<Located>> find_in_elf(const elf::File& file, WarningSink* w
 /// naming the entry offset.
 Expected<std::vector<uint8_t>> decode(const Entry& e, uint64_t max_output = (1ull << 30));
 
+/// The most bytes decode() can produce for `e` without failing: the
+/// declared uncompressed size for ZSTD, that size but at most what the
+/// stored bytes can expand to for LZ4 (a raw LZ4 block grows at most about
+/// 255 times: one length byte adds at most 255 output bytes), 0 when the
+/// payload is raw, the compression is unsupported or the declared size is
+/// over decode()'s default limit (decode() refuses those itself).
+uint64_t decode_bound(const Entry& e);
+
 /// Decodes at most the first `n` bytes of an entry's payload (cheap: stops
 /// early), for reading a cubin's ELF header without decompressing all of it.
 Expected<std::vector<uint8_t>> decode_prefix(const Entry& e, size_t n);
