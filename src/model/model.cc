@@ -180,8 +180,22 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
     if (zm.is_dir) continue;
     if (progress) progress(path + ":" + zm.name);
     const bool maybe_object = !skip_by_name(zm.name);
-    if (!opts.hash_members && !maybe_object) continue;
-    if (!opts.hash_members) {
+    // A digest is worth its read only when RECORD lists the member with a
+    // hash that record-mismatch compares (sha256, sha384, sha512): a
+    // member RECORD does not list is reported by name alone, and is not
+    // read at all unless it may be an object or name loads (a thousand
+    // members that RECORD does not list are not each inflated).
+    std::string algo;
+    if (opts.hash_members && m.record)
+      if (const RecordEntry* re = m.record->find(zm.name);
+          re && (re->hash_algorithm == "sha256" || re->hash_algorithm == "sha384" || re->hash_algorithm == "sha512"))
+        algo = re->hash_algorithm;
+    const bool hash = !algo.empty();
+    // Python sources and package JSON are read for the loads they name.
+    const bool loads_text = opts.hash_members && (zm.name.ends_with(".py") ||
+                                                  (zm.name.ends_with(".json") && zm.uncompressed_size <= (1u << 20)));
+    if (!hash && !maybe_object && !loads_text) continue;
+    if (!hash && !loads_text) {
       auto head = w->peek(zm, kIdentifyBytes);
       if (!head) {  // the member cannot be read at all: say so, never skip it
         mm.read_error = head.error().message();
@@ -216,12 +230,7 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
     if (zm.name.size() > 5 && zm.name.compare(zm.name.size() - 5, 5, ".json") == 0 && v.size() <= (1u << 20) &&
         zm.name.find(".dist-info/") == std::string::npos)
       for (auto& l : json_loads(zm.name, v)) json_pending.push_back(std::move(l));
-    if (opts.hash_members) {
-      std::string algo = "sha256";
-      if (m.record)
-        if (const RecordEntry* re = m.record->find(zm.name); re && !re->hash_algorithm.empty()) algo = re->hash_algorithm;
-      mm.digest = digest_of(blob, algo);
-    }
+    if (hash) mm.digest = digest_of(blob, algo);
   }
   // A JSON list counts only beside Python code that loads libraries with
   // ctypes (faiss/loader.py: ctypes.CDLL(path)) in the same top-level

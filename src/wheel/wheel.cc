@@ -275,11 +275,19 @@ Expected<std::vector<ZipMember>> parse_central_directory(const ByteSource& src, 
   }
   // Local headers (4.3.7): the name there must be the same.
   std::vector<uint8_t> lh, lname;
-  for (auto& m : members) {
+  // [local header, end of data) of each member whose local header reads.
+  struct Span {
+    uint64_t start, end;
+    size_t member;
+  };
+  std::vector<Span> spans;
+  spans.reserve(members.size());
+  for (size_t i = 0; i < members.size(); ++i) {
+    ZipMember& m = members[i];
     uint32_t sig = 0;
-    uint16_t ln = 0;
+    uint16_t ln = 0, el = 0;
     if (!src.read_at(m.local_header_offset, 30, lh) || !load_le(ByteView(lh), 0, sig) || sig != kLocalSig ||
-        !load_le(ByteView(lh), 26, ln)) {
+        !load_le(ByteView(lh), 26, ln) || !load_le(ByteView(lh), 28, el)) {
       m.issues |= kIssueBadLocalHeader;
       continue;
     }
@@ -289,6 +297,30 @@ Expected<std::vector<ZipMember>> parse_central_directory(const ByteSource& src, 
     }
     if (std::string_view(reinterpret_cast<const char*>(lname.data()), lname.size()) != m.name)
       m.issues |= kIssueLocalNameMismatch;
+    uint64_t end = 0;
+    if (add_overflow(m.local_header_offset + 30 + ln + el, m.compressed_size, end)) end = UINT64_MAX;
+    spans.push_back({m.local_header_offset, end, i});
+  }
+  // Each member's local header and data must end before the next member's
+  // local header starts, and before the central directory. Members that
+  // share bytes are how a small archive inflates to far more than its size
+  // ("A better zip bomb", D. Fifield 2019: 1,000 members quoting one 64 MiB
+  // deflate kernel); CPython's zipfile refuses them too ("Overlapped
+  // entries"). No tool that writes wheels produces them.
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+    return a.start != b.start ? a.start < b.start : a.member < b.member;
+  });
+  auto describe = [&](const Span& s) {
+    return "'" + printable(members[s.member].name) + "' (local header at " + hex(s.start) + ")";
+  };
+  for (size_t k = 0; k < spans.size(); ++k) {
+    const Span& a = spans[k];
+    if (k + 1 < spans.size() && a.end > spans[k + 1].start)
+      return Error(w + ": members " + describe(a) + ", whose data runs to " + hex(a.end) + ", and " +
+                   describe(spans[k + 1]) + " overlap: a zip bomb or a damaged archive; refused");
+    if (a.end > info.offset && a.start < info.offset)
+      return Error(w + ": member " + describe(a) + " has data running to " + hex(a.end) +
+                   ", into the central directory at " + hex(info.offset) + ": a zip bomb or a damaged archive; refused");
   }
   return members;
 }
@@ -420,6 +452,13 @@ uint64_t Wheel::archive_size() const { return impl_->src->size(); }
 const std::vector<ZipMember>& Wheel::members() const { return impl_->members; }
 uint64_t Wheel::total_read() const { return impl_->total_read; }
 
+uint64_t Wheel::total_read_limit() const {
+  const WheelLimits& L = impl_->limits;
+  const uint64_t size = impl_->src->size();
+  uint64_t scaled = L.max_total_ratio && size > UINT64_MAX / L.max_total_ratio ? UINT64_MAX : size * L.max_total_ratio;
+  return std::min(L.max_total_read, std::max(L.total_ratio_floor, scaled));
+}
+
 const ZipMember* Wheel::find(std::string_view name) const {
   for (const auto& m : impl_->members)
     if (m.name == name) return &m;
@@ -464,10 +503,14 @@ Expected<Blob> Wheel::read(const ZipMember& m) {
                  std::to_string(m.compressed_size) + " exceeds " + std::to_string(L.max_ratio) +
                  ":1 (zip bomb?)");
   uint64_t budget_end = 0;
-  if (add_overflow(I.total_read, m.uncompressed_size, budget_end) || budget_end > L.max_total_read)
-    return Error(where + ": reading " + std::to_string(m.uncompressed_size) +
-                 " more bytes would exceed the limit of " + std::to_string(L.max_total_read) +
-                 " decompressed bytes per wheel");
+  const uint64_t limit = total_read_limit();
+  if (add_overflow(I.total_read, m.uncompressed_size, budget_end) || budget_end > limit)
+    return Error(where + ": reading " + std::to_string(m.uncompressed_size) + " more bytes (after " +
+                 std::to_string(I.total_read) + ") would pass the " + std::to_string(limit) +
+                 " decompressed bytes this wheel may inflate to (" + std::to_string(L.max_total_ratio) +
+                 " times its " + std::to_string(archive_size()) + " bytes, at least " +
+                 std::to_string(L.total_ratio_floor) + ", at most " + std::to_string(L.max_total_read) +
+                 "): a zip bomb?");
 
   ZipFilePtr zf(zip_fopen_index(I.za.get(), m.index, 0));
   if (!zf) return Error(where + ": " + zip_strerror(I.za.get()));
@@ -532,8 +575,9 @@ Expected<std::vector<uint8_t>> Wheel::peek(const ZipMember& m, uint64_t n) {
     return Error(where + ": not a member of this wheel");
   if (m.encrypted()) return Error(where + ": encrypted member");
   n = std::min({n, m.uncompressed_size, I.limits.in_memory_threshold});
-  if (I.total_read + n > I.limits.max_total_read)
-    return Error(where + ": peek would exceed the decompressed byte limit");
+  if (I.total_read + n > total_read_limit())
+    return Error(where + ": peek would pass the " + std::to_string(total_read_limit()) +
+                 " decompressed bytes this wheel may inflate to");
   ZipFilePtr zf(zip_fopen_index(I.za.get(), m.index, 0));
   if (!zf) return Error(where + ": " + zip_strerror(I.za.get()));
   std::vector<uint8_t> out(static_cast<size_t>(n));

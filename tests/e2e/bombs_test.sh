@@ -5,6 +5,8 @@
 #   - fatbin ZSTD entries (tests/fixtures/bombs, tests/fixtures/make_bombs.sh):
 #     one entry of 1 GiB from 33 KB; sixteen of them; two libraries of one
 #     wheel that each decode 40 MiB (one budget per input: DecodeBudget)
+#   - zip members that overlap (refused at open), members RECORD does not
+#     list (not inflated for a digest)
 # No time is asserted; the figures before and after are in the issue's
 # closing note.
 # Usage: tests/e2e/bombs_test.sh path/to/cuwheel  (from the repository root)
@@ -75,6 +77,47 @@ lacks out "bw/liba.so: error[unreadable]"
 run 2 show "$WORK/two/bw-1.0-py3-none-manylinux_2_28_x86_64.whl"
 has err "bw/libb.so: decompression bomb"
 lacks err "bw/liba.so: decompression bomb"
+
+# --- zip members -----------------------------------------------------------------
+# overlap.whl: 1,000 central directory entries that all point at one local
+# header holding a 64 MiB deflate kernel (65 KB): 62.5 GiB if each member
+# were inflated. unlisted.whl: RECORD lists none of its 16 members of
+# 64 MiB of zeros each (1 MB in all); none of them is an object, so check
+# reads their first bytes only and reports them by name.
+python3 - "$WORK" <<'PY'
+import struct, sys, zlib, zipfile
+work = sys.argv[1]
+kernel = zlib.compressobj(9, zlib.DEFLATED, -15)
+data = kernel.compress(b"\0" * (64 << 20)) + kernel.flush()
+crc = zlib.crc32(b"\0" * (64 << 20))
+name = b"k/0000.bin"
+local = struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, 0, 8, 0, 0, crc, len(data), 64 << 20, len(name), 0) + name + data
+cd = b""
+for i in range(1000):
+    n = b"k/%04d.bin" % i
+    cd += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 0x031e, 20, 0, 8, 0, 0, crc, len(data), 64 << 20,
+                      len(n), 0, 0, 0, 0, 0o100644 << 16, 0) + n
+end = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 1000, 1000, len(cd), len(local), 0)
+open(f"{work}/ov-1.0-py3-none-any.whl", "wb").write(local + cd + end)
+di = "un-1.0.dist-info"
+with zipfile.ZipFile(f"{work}/un-1.0-py3-none-any.whl", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr(f"{di}/METADATA", "Metadata-Version: 2.1\nName: un\nVersion: 1.0\n")
+    z.writestr(f"{di}/WHEEL", "Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr(f"{di}/RECORD", f"{di}/METADATA,,\n{di}/WHEEL,,\n{di}/RECORD,,\n")
+    for i in range(16):
+        z.writestr(f"un/blob{i:02d}.bin", b"\0" * (64 << 20))
+PY
+for cmd in check show list; do
+  run 2 "$cmd" "$WORK/ov-1.0-py3-none-any.whl" "$BIN/libplain.so"
+  cat "$WORK/out" "$WORK/err" >"$WORK/both"
+  has both "members 'k/0000.bin' (local header at 0x0), whose data runs to 0xfef8, and 'k/0001.bin' (local header at 0x0) overlap: a zip bomb or a damaged archive; refused"
+  [ "$cmd" = check ] && has both "1 input checked: 0 errors, 0 warnings, 1 unreadable"  # libplain.so is read, and passes
+  [ "$cmd" = check ] || has both "libplain.so"  # the next input is still read
+done
+run 1 check "$WORK/un-1.0-py3-none-any.whl"
+has out "member is not listed in RECORD"
+has out "16 members: un/blob00.bin, un/blob01.bin"
+lacks out "unreadable"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -101,6 +101,8 @@ struct RawEntry {
   bool data_descriptor = false;
   bool zip64 = false;
   uint16_t flags = 0;  // general purpose bits; 0x800 marks the name as UTF-8
+  std::optional<uint32_t> cd_csize;   // compressed size in the central directory, when it lies
+  std::optional<uint32_t> cd_offset;  // local header offset in the central directory, when it lies
 };
 
 RawEntry stored(std::string name, std::string data) {
@@ -186,7 +188,7 @@ Bytes assemble(const std::vector<RawEntry>& entries, bool zip64_end = false) {
     w.u16(e.method);
     w.u32(0);
     w.u32(e.crc);
-    w.u32(e.zip64 ? 0xffffffffu : static_cast<uint32_t>(e.payload.size()));
+    w.u32(e.zip64 ? 0xffffffffu : e.cd_csize.value_or(static_cast<uint32_t>(e.payload.size())));
     w.u32(e.zip64 ? 0xffffffffu : static_cast<uint32_t>(e.usize));
     w.u16(static_cast<uint16_t>(e.name.size()));
     w.u16(e.zip64 ? 28 : 0);
@@ -194,7 +196,7 @@ Bytes assemble(const std::vector<RawEntry>& entries, bool zip64_end = false) {
     w.u16(0);  // disk
     w.u16(0);
     w.u32(0100644u << 16);
-    w.u32(e.zip64 ? 0xffffffffu : static_cast<uint32_t>(offsets[i]));
+    w.u32(e.zip64 ? 0xffffffffu : e.cd_offset.value_or(static_cast<uint32_t>(offsets[i])));
     w.str(e.name);
     if (e.zip64) {
       w.u16(1);
@@ -441,7 +443,66 @@ TEST(WheelHostile, RatioSizeAndTotalLimits) {
   EXPECT_TRUE(w3->read(w3->members()[0]));
   auto again = w3->read(w3->members()[0]);
   ASSERT_FALSE(again);
-  EXPECT_NE(again.error().message().find("decompressed bytes per wheel"), std::string::npos);
+  EXPECT_NE(again.error().message().find("decompressed bytes this wheel may inflate to"), std::string::npos);
+}
+
+// The total a wheel may inflate to is tied to its size: 2 times here (no
+// floor), so reading the stored members of about half the archive three
+// times over is refused on the third pass.
+TEST(WheelHostile, TotalReadIsTiedToTheArchiveSize) {
+  const std::string data(4000, 'x');
+  WheelLimits tied;
+  tied.max_total_ratio = 2;
+  tied.total_ratio_floor = 0;
+  auto w = open_bytes(assemble({stored("a", data), stored("b", data)}), tied);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->total_read_limit(), 2 * w->archive_size());
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto& m : w->members()) ASSERT_TRUE(w->read(m)) << pass;
+  auto r = w->read(w->members()[0]);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("this wheel may inflate to (2 times its " + std::to_string(w->archive_size()) +
+                                     " bytes, at least 0"),
+            std::string::npos)
+      << r.error().message();
+  // The defaults: 64 times, at least 1 GiB, at most 64 GiB.
+  auto d = open_bytes(assemble({stored("a", data)}));
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->total_read_limit(), 1ull << 30);
+}
+
+// Members whose bytes overlap: the data of one runs into the next one's
+// local header (the quoted overlap of "A better zip bomb"), two central
+// directory entries point at one local header (the plain overlap), or the
+// last member's data runs into the central directory. Refused at open,
+// so no command inflates shared bytes over and over.
+TEST(WheelHostile, OverlappingMembersAreRefused) {
+  auto a = stored("a.so", "aaaa");
+  auto b = stored("b.so", "bbbb");
+  // a's data starts at 0x22 (30-byte header, 4-byte name); with 44 bytes
+  // declared it would run to 0x4e, past b's local header at 0x26.
+  a.cd_csize = 44;
+  auto w = open_bytes(assemble({a, b}));
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().message(),
+            "test.whl: members 'a.so' (local header at 0x0), whose data runs to 0x4e, and 'b.so' (local header at 0x26) "
+            "overlap: a zip bomb or a damaged archive; refused");
+
+  auto c = stored("c.so", "cccc");
+  c.cd_offset = 0;  // c's central directory entry points at a's local header
+  auto w2 = open_bytes(assemble({stored("a.so", "aaaa"), c}));
+  ASSERT_FALSE(w2);
+  EXPECT_NE(w2.error().message().find("overlap: a zip bomb"), std::string::npos) << w2.error().message();
+
+  auto last = stored("z.so", "zzzz");
+  last.cd_csize = 400;
+  auto w3 = open_bytes(assemble({stored("a.so", "aaaa"), last}));
+  ASSERT_FALSE(w3);
+  EXPECT_NE(w3.error().message().find("into the central directory"), std::string::npos) << w3.error().message();
+
+  // Members that touch (one ends where the next starts) are fine.
+  auto ok = open_bytes(assemble({stored("a.so", "aaaa"), stored("b.so", "bbbb")}));
+  EXPECT_TRUE(ok) << ok.error().message();
 }
 
 TEST(WheelHostile, EncryptedMembersAreRefused) {

@@ -42,8 +42,15 @@ struct WheelLimits {
   uint64_t in_memory_threshold = 64ull << 20;
   /// Largest declared uncompressed size of one member that will be read.
   uint64_t max_member_size = 8ull << 30;
-  /// Most bytes one Wheel object will decompress in total (all reads and peeks).
+  /// Most bytes one Wheel object will decompress in total (all reads and
+  /// peeks): max_total_ratio times the archive's size, at least
+  /// total_ratio_floor, at most max_total_read. Real wheels inflate to 1.0
+  /// to 5.8 times their size (26 CUDA wheels from PyPI, docs/limits.md);
+  /// without overlapping members (refused at open) deflate reaches at most
+  /// about 1032 times.
   uint64_t max_total_read = 64ull << 30;
+  uint64_t max_total_ratio = 64;
+  uint64_t total_ratio_floor = 1ull << 30;
   /// Largest declared uncompressed/compressed ratio accepted for members
   /// larger than ratio_min_size. Deflate cannot exceed about 1032:1, so
   /// anything above this is a crafted archive.
@@ -116,6 +123,8 @@ class Wheel {
   const std::string& path() const;
   /// Size of the archive, bytes.
   uint64_t archive_size() const;
+  /// The most bytes this wheel may decompress in all (WheelLimits).
+  uint64_t total_read_limit() const;
   /// The central directory entries, in order.
   const std::vector<ZipMember>& members() const;
   /// The first member named exactly `name`, or nullptr.
