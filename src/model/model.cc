@@ -549,6 +549,18 @@ LibraryModel read_object(ByteView bytes, const ReadObjectOptions& opts, const st
   return finish();
 }
 
+std::vector<std::string> LibraryModel::read_warnings() const {
+  std::set<std::string> errors(payload_errors.begin(), payload_errors.end());
+  for (const std::string* e : {&error, &elf_error, &device_error})
+    if (!e->empty()) errors.insert(*e);
+  if (!device_error.empty()) errors.insert("device code: " + device_error);
+  if (device.stopped) errors.insert(device.stopped->message());
+  std::vector<std::string> out;
+  for (const auto& w : warnings)
+    if (!errors.count(w)) out.push_back(w);
+  return out;
+}
+
 Expected<std::vector<CheckModel>> build_models(const std::string& path, const BuildOptions& opts,
                                                const std::function<void(const std::string&)>& progress) {
   std::error_code ec;

@@ -37,8 +37,12 @@ std::string render_json(const std::vector<Finding>& findings, const ReportSummar
   doc["findings"] = arr;
   json unreadable = json::array();
   for (const auto& [where, msg] : s.unreadable) unreadable.push_back(json{{"where", where}, {"message", msg}});
-  doc["summary"] = json{{"inputs", s.inputs}, {"errors", s.errors}, {"warnings", s.warnings}, {"notes", s.notes},
-                        {"unreadable", unreadable}, {"policy", s.policy_source}};
+  json read_warnings = json::array();
+  for (const auto& [where, msg] : s.read_warnings) read_warnings.push_back(json{{"where", where}, {"message", msg}});
+  doc["summary"] = json{{"inputs", s.inputs},         {"errors", s.errors},
+                        {"warnings", s.warnings},     {"notes", s.notes},
+                        {"unreadable", unreadable},   {"read_warnings", read_warnings},
+                        {"policy", s.policy_source}};
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

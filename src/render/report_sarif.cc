@@ -60,19 +60,26 @@ std::string render_sarif(const std::vector<Finding>& findings, const ReportSumma
   // One invocation (section 3.20): each input that could not be read is a
   // tool execution notification (section 3.58), and the run did not
   // execute successfully; its findings are still reported above.
+  // A reader's warning about a part it could read is a notification of
+  // level "warning" that leaves executionSuccessful alone.
   json notifications = json::array();
-  for (size_t i = 0; i < s.unreadable.size(); ++i) {
-    const auto& [where, msg] = s.unreadable[i];
-    const std::string input = i < s.unreadable_inputs.size() ? s.unreadable_inputs[i] : where;
-    json loc = json{{"physicalLocation", json{{"artifactLocation", json{{"uri", path_uri(input)}}}}}};
-    // "INPUT:MEMBER[:ARCHIVE-MEMBER]": the part after the input names the member.
-    if (where.size() > input.size() + 1 && where.compare(0, input.size() + 1, input + ":") == 0)
-      loc["logicalLocations"] = json::array({json{{"name", where.substr(input.size() + 1)}}});
-    notifications.push_back(json{{"level", "error"},
-                                 {"message", json{{"text", msg}}},
-                                 {"descriptor", json{{"id", "unreadable"}}},
-                                 {"locations", json::array({loc})}});
-  }
+  auto notify = [&](const std::vector<std::pair<std::string, std::string>>& list,
+                    const std::vector<std::string>& inputs, const char* level, const char* id) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      const auto& [where, msg] = list[i];
+      const std::string input = i < inputs.size() ? inputs[i] : where;
+      json loc = json{{"physicalLocation", json{{"artifactLocation", json{{"uri", path_uri(input)}}}}}};
+      // "INPUT:MEMBER[:ARCHIVE-MEMBER]": the part after the input names the member.
+      if (where.size() > input.size() + 1 && where.compare(0, input.size() + 1, input + ":") == 0)
+        loc["logicalLocations"] = json::array({json{{"name", where.substr(input.size() + 1)}}});
+      notifications.push_back(json{{"level", level},
+                                   {"message", json{{"text", msg}}},
+                                   {"descriptor", json{{"id", id}}},
+                                   {"locations", json::array({loc})}});
+    }
+  };
+  notify(s.unreadable, s.unreadable_inputs, "error", "unreadable");
+  notify(s.read_warnings, s.read_warning_inputs, "warning", "read-warning");
   json invocation = json{{"executionSuccessful", s.unreadable.empty()}};
   if (!notifications.empty()) invocation["toolExecutionNotifications"] = notifications;
   json doc;

@@ -31,11 +31,16 @@ std::string render_text(const std::vector<Finding>& findings, const ReportSummar
     std::string m = msg.rfind(where + ": ", 0) == 0 ? msg.substr(where.size() + 2) : msg;
     out += printable(where) + ": error[unreadable]: " + printable(m) + "\n";
   }
+  for (const auto& [where, msg] : s.read_warnings)
+    out += printable(where) + ": read warning: " + printable(msg) + "\n";
   std::string summary = std::to_string(s.inputs) + (s.inputs == 1 ? " input" : " inputs") + " checked: " +
                         std::to_string(s.errors) + (s.errors == 1 ? " error" : " errors") + ", " +
                         std::to_string(s.warnings) + (s.warnings == 1 ? " warning" : " warnings");
   if (s.notes) summary += ", " + std::to_string(s.notes) + (s.notes == 1 ? " note" : " notes");
   if (!s.unreadable.empty()) summary += ", " + std::to_string(s.unreadable.size()) + " unreadable";
+  if (!s.read_warnings.empty())
+    summary += ", " + std::to_string(s.read_warnings.size()) +
+               (s.read_warnings.size() == 1 ? " read warning" : " read warnings");
   summary += s.policy_source.empty() ? " (built-in policy)" : " (policy: " + printable(s.policy_source) + ")";
   out += summary + "\n";
   return out;

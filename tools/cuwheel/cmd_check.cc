@@ -209,6 +209,15 @@ int run_check() {
         summary.unreadable.push_back(e);
         summary.unreadable_inputs.push_back(m.path);
       }
+      // What was read with warnings says so (list and show print the same).
+      for (const auto& lib : m.libraries)
+        for (const auto& w : lib.read_warnings()) {
+          std::string where = m.path;
+          if (!lib.member.empty()) where += ":" + lib.member;
+          if (!lib.archive_member.empty()) where += ":" + lib.archive_member;
+          summary.read_warnings.emplace_back(where, w);
+          summary.read_warning_inputs.push_back(m.path);
+        }
       // A wheel of a folder that could not be opened is reported, not
       // checked: no rule sees it and the summary does not count it.
       if (!m.unreadable) models.push_back(std::move(m));

@@ -247,8 +247,14 @@ class ListVisitor : public InputVisitor {
     status_ = kExitUnreadable;
     ++errors_seen_;
     if (o_.format == "cuobjdump") {
-      // An unreadable part of a plain file means cuobjdump could not open it.
-      if (group_active_ && group_kind_ != cuobjdump::FileKind::archive) group_kind_ = cuobjdump::FileKind::unopenable;
+      // An unreadable part of a plain file means cuobjdump could not open
+      // it: its listing says so with cuobjdump's words and status. Wheels
+      // and directories have no cuobjdump counterpart: what cannot be read
+      // there is unreadable input (exit 2), as in every other format.
+      if (group_active_ && !group_in_container_ && group_kind_ != cuobjdump::FileKind::archive)
+        group_kind_ = cuobjdump::FileKind::unopenable;
+      else if (cuobjdump_status_ == 0)
+        cuobjdump_status_ = kExitUnreadable;
       progress_.clear();
       print_error(where, err.message());
       return;
@@ -304,6 +310,10 @@ class ListVisitor : public InputVisitor {
     if (group_kind_ != cuobjdump::FileKind::archive) {
       if (obj.bytes.size() < 16) group_kind_ = cuobjdump::FileKind::too_small;
       else if (!looks_like_object(obj.bytes)) group_kind_ = cuobjdump::FileKind::other;
+      // A program or section header table that ends past the end of the
+      // file: cuobjdump 13.2 finds no device code in it (host ELF and
+      // cubin alike, observed), and exits 255.
+      else if (elf::truncated_header_tables(obj.bytes)) group_kind_ = cuobjdump::FileKind::other;
     }
     cuobjdump::ObjectCode oc;
     oc.member = group_in_container_ ? printable(obj.archive_member) : obj.archive_member;

@@ -279,9 +279,7 @@ class ShowVisitor : public InputVisitor {
       for (const auto& e : lib.payload_errors) error(obj.display(), Error(e));
       r.device = device_json(lib.summary);
     }
-    const std::set<std::string> payload_errors(lib.payload_errors.begin(), lib.payload_errors.end());
-    for (const auto& m : lib.warnings)
-      if (!payload_errors.count(m)) r.warnings.push_back(m);
+    r.warnings = lib.read_warnings();
     records_.push_back(std::move(r));
   }
 

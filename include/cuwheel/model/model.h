@@ -52,6 +52,11 @@ struct LibraryModel {
   std::string device_error;  ///< the device code could not be read at all
   std::vector<std::string> payload_errors;  ///< entries whose payload did not decode, distinct, in entry order
   std::vector<std::string> warnings;        ///< reader warnings, deduplicated, in the order they arose
+
+  /// `warnings` less those that repeat an error above (a payload that did
+  /// not decode is warned about and is an error): what a command reports as
+  /// "read with warnings" beside the errors that make the object unreadable.
+  std::vector<std::string> read_warnings() const;
 };
 
 /// What read_object() keeps beyond the load facts and device code.

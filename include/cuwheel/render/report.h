@@ -16,6 +16,13 @@ struct ReportSummary {
   /// The input path (as given, or the wheel of a folder) each `unreadable`
   /// entry belongs to, in the same order; where shorter, `where` stands in.
   std::vector<std::string> unreadable_inputs;
+  /// What a reader warned about in a part it could read (a section name
+  /// table that does not read, a container no wrapper record points to):
+  /// (where, message), as `unreadable`, with the input of each in
+  /// `read_warning_inputs`. Reported in every format; no effect on the
+  /// exit status, and not counted among the findings.
+  std::vector<std::pair<std::string, std::string>> read_warnings;
+  std::vector<std::string> read_warning_inputs;
   std::string policy_source;   ///< "" = built-in defaults
 };
 
