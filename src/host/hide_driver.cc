@@ -502,6 +502,7 @@ enum Step : int32_t {
   kBind,
   kDetach,
   kExec,
+  kNoScratch,  // every scratch folder is hidden itself
 };
 
 // What the child sends back through the close-on-exec pipe; nothing
@@ -520,6 +521,10 @@ struct ChildPlan {
   std::vector<const char*> targets;
   std::vector<HideKind> kinds;
   std::vector<char*> argv;
+  /// kScratchFolders less those a target covers (the folder itself or an
+  /// ancestor of it): staging the empty files there would leave them in
+  /// CMD's view, or make the scratch mount unreachable to detach.
+  std::vector<const char*> scratch;
   int report_fd = -1;
   pid_t parent = 0;
 };
@@ -600,7 +605,8 @@ int write_text(const char* path, const char* text) {
 
   const char* scratch = nullptr;
   int scratch_err = 0;
-  for (const char* s : kScratchFolders) {
+  if (cp.scratch.empty()) child_fail(cp, kNoScratch, 0);
+  for (const char* s : cp.scratch) {
     if (mount("cuwheel-hide-driver", s, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=64k,mode=0755") == 0) {
       scratch = s;
       break;
@@ -670,6 +676,9 @@ std::string describe_failure(const Report& r, const HidePlan& plan, const std::s
     case kScratch:
       return "cannot mount a tmpfs for the empty files on /tmp, /mnt, /var/tmp or /run: " + why + ": " +
              explain_namespace_failure("mount", r.err, geteuid() == 0);
+    case kNoScratch:
+      return "cannot stage the empty files: /tmp, /mnt, /var/tmp and /run are all hidden themselves (leave one of "
+             "them out of --also)";
     case kScratchFile: return "cannot create the empty files in the scratch tmpfs: " + why;
     case kScratchRemount: return "cannot make the scratch tmpfs read-only: " + why;
     case kBind: return target() + ": cannot be covered (bind mount): " + why;
@@ -691,6 +700,13 @@ Expected<RunOutcome> run_with_driver_hidden(const HidePlan& plan, const std::vec
   for (const auto& t : plan.targets) {
     cp.targets.push_back(t.path.c_str());
     cp.kinds.push_back(t.kind);
+  }
+  for (const char* s : kScratchFolders) {
+    const std::string folder = s;
+    bool covered = false;
+    for (const auto& t : plan.targets)
+      if (t.path == folder || folder.starts_with(t.path + "/")) covered = true;
+    if (!covered) cp.scratch.push_back(s);
   }
   std::vector<std::string> args = argv;
   for (auto& a : args) cp.argv.push_back(a.data());

@@ -19,6 +19,7 @@
 
 #include "cuwheel/base/bytes.h"
 #include "cuwheel/base/fileio.h"
+#include "cuwheel/base/process.h"
 
 extern char** environ;
 
@@ -75,7 +76,8 @@ bool is_regular_file(const std::string& path) {
 }
 
 // Runs `nvcc --version` and returns its stdout and stderr together. The
-// child is killed after timeout_ms; output beyond kMaxNvccOutput is dropped.
+// child and everything it started are killed after timeout_ms (and what it
+// leaves behind when it exits); output beyond kMaxNvccOutput is dropped.
 Expected<std::string> run_nvcc_version(const std::string& nvcc, int timeout_ms) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return Error(nvcc + ": pipe: " + std::strerror(errno));
@@ -84,16 +86,15 @@ Expected<std::string> run_nvcc_version(const std::string& nvcc, int timeout_ms) 
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  std::string arg0 = nvcc, arg1 = "--version";
-  char* argv[] = {arg0.data(), arg1.data(), nullptr};
-  pid_t pid = 0;
-  int rc = ::posix_spawn(&pid, nvcc.c_str(), &actions, nullptr, argv, environ);
+  // Its own process group: a wrapper's children are ended with it.
+  auto spawned = spawn_in_new_group({nvcc, "--version"}, &actions);
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
-  if (rc != 0) {
+  if (!spawned) {
     ::close(fds[0]);
-    return Error(nvcc + ": cannot run: " + std::strerror(rc));
+    return spawned.error();
   }
+  const pid_t pid = *spawned;
   std::string out;
   bool timed_out = false;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
@@ -117,10 +118,7 @@ Expected<std::string> run_nvcc_version(const std::string& nvcc, int timeout_ms) 
     if (out.size() < kMaxNvccOutput) out.append(buf, std::min(static_cast<size_t>(n), kMaxNvccOutput - out.size()));
   }
   ::close(fds[0]);
-  if (timed_out) ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = timed_out ? end_group(pid) : wait_and_end_group(pid);
   if (timed_out) return Error(nvcc + " --version: no answer after " + std::to_string(timeout_ms) + " ms");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))

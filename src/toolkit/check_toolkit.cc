@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "cuwheel/base/fileio.h"
+#include "cuwheel/base/process.h"
 #include "cuwheel/toolkit/fetch.h"
 
 extern char** environ;
@@ -63,26 +64,30 @@ RunResult run(const std::vector<std::string>& argv, const std::string& work, int
   posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
+  // Its own process group: nvcc's children (cicc, ptxas, the host
+  // compiler) are ended with it.
+  auto spawned = spawn_in_new_group(argv, &fa);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    rr.error = std::string("cannot run ") + argv[0] + ": " + std::strerror(rc);
+  if (!spawned) {
+    rr.error = "cannot run " + argv[0] + ": " + spawned.error().message();
     return rr;
   }
+  const pid_t pid = *spawned;
   rr.started = true;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   int status = 0;
   for (;;) {
-    pid_t w = ::waitpid(pid, &status, WNOHANG);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) break;
+    // Poll without reaping, so the group id stays the leader's until the
+    // group has been ended.
+    siginfo_t info{};
+    info.si_pid = 0;
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 && errno != EINTR) break;
+    if (info.si_pid == pid) {
+      status = wait_and_end_group(pid);
+      break;
+    }
     if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
+      status = end_group(pid);
       rr.timed_out = true;
       break;
     }

@@ -123,8 +123,8 @@ if [ $? -eq 0 ] && grep -q "^would hide 2 paths" "$WORK/out" &&
 # (--also: a plan with something to cover; an empty plan needs no namespace.)
 "$CUWHEEL" run --hide-driver --also "$WORK/lib/libcuda.so.1" -- true >"$WORK/out" 2>&1
 if [ $? -eq 125 ]; then
-  # The 30 checks below (fewer without python3) all need a namespace.
-  skip 30 "user namespaces are not permitted here, the runs did not run: $(cat "$WORK/out")"
+  # The 35 checks below (fewer without python3) all need a namespace.
+  skip 35 "user namespaces are not permitted here, the runs did not run: $(cat "$WORK/out")"
   finish 77
 fi
 
@@ -204,6 +204,20 @@ kill -TERM "$pid"
 wait "$pid"
 got=$?
 if [ "$got" -eq 143 ]; then ok; else bad "SIGTERM passed on: exit $got, want 143"; fi
+
+# --- a scratch folder given with --also ---------------------------------------
+# The empty files are staged on a tmpfs over /tmp, /mnt, /var/tmp or /run;
+# one that is itself hidden is not used, so CMD sees it empty.
+expect_status 0 "--also /tmp" "$CUWHEEL" run --hide-driver --also /tmp -- ls -A /tmp
+if [ ! -s "$WORK/out" ]; then ok; else bad "--also /tmp: CMD sees cuwheel's staging files: $(head -c 200 "$WORK/out")"; fi
+if [ -d /tmp ] && [ -d /mnt ] && [ -d /var ] && [ -d /run ]; then
+  expect_status 125 "every scratch folder hidden" "$CUWHEEL" run --hide-driver --also /tmp --also /mnt --also /var \
+    --also /run -- touch "$WORK/ran2"
+  expect_output "every scratch folder hidden" "/tmp, /mnt, /var/tmp and /run are all hidden themselves"
+  if [ -e "$WORK/ran2" ]; then bad "every scratch folder hidden: the command ran anyway"; else ok; fi
+else
+  skip 3 "no /mnt, /var or /run here: the every-scratch-folder case did not run"
+fi
 
 # --- namespaces not permitted -------------------------------------------------
 # (A namespace of the test's own may lower its limit; where even that is

@@ -160,6 +160,40 @@ TEST(IdentityDetect, FailingAndHangingNvcc) {
   fs::remove_all(hang);
 }
 
+// A wrapper nvcc whose child outlives it: the timeout ends the whole
+// process group, not only the wrapper; a wrapper that answers and exits
+// leaves no child running either.
+TEST(IdentityDetect, TimeoutEndsTheWrappersChildren) {
+  std::string dir = make_temp_dir();
+  const std::string pids = dir + "/pids";
+  write(dir + "/hang/nvcc", "#!/bin/sh\nsleep 300 &\necho $! >> " + pids + "\nexec sleep 300\n", 0755);
+  write(dir + "/quick/nvcc",
+        "#!/bin/sh\nsleep 300 >/dev/null 2>&1 &\necho $! >> " + pids +
+            "\necho 'Cuda compilation tools, release 12.9, V12.9.86'\n",
+        0755);
+  auto alive = [&]() {
+    std::ifstream in(pids);
+    int n = 0;
+    for (pid_t p; in >> p;) {
+      // A zombie is gone for our purpose; `kill -0` would still see it.
+      std::ifstream st("/proc/" + std::to_string(p) + "/stat");
+      std::string line;
+      if (std::getline(st, line) && line.find(") Z ") == std::string::npos) ++n;
+    }
+    return n;
+  };
+  auto t = read_nvcc_version(dir + "/hang/nvcc", 300);
+  ASSERT_FALSE(t);
+  EXPECT_NE(t.error().message().find("no answer after 300 ms"), std::string::npos);
+  auto q = read_nvcc_version(dir + "/quick/nvcc", 5000);
+  ASSERT_TRUE(q) << q.error().message();
+  EXPECT_EQ(q->major, 12);
+  // SIGKILL is delivered at once, but give the scheduler a moment.
+  for (int i = 0; i < 50 && alive() > 0; ++i) ::usleep(20000);
+  EXPECT_EQ(alive(), 0);
+  fs::remove_all(dir);
+}
+
 // The readers `cuwheel matrix --toolkit` shares: one file or one nvcc,
 // named in every message.
 TEST(IdentityReaders, HeaderAndNvccByPath) {
