@@ -147,6 +147,62 @@ def archive_seeds():
     return s
 
 
+def toml_seeds():
+    """Policies and a lock file as users write them, and the shapes the
+    TOML shield exists for (deep keys, deep nesting, bad UTF-8)."""
+    s = {}
+    s["check-policy"] = (b'[tool.cuwheel]\ncuda-major = 12\nsass = ["sm_80", "sm_90a"]\nptx = "newest"\n'
+                         b'gpus = ["sm_80", "sm_120"]\nmin-driver = "525.60.13"\nmax-size = "500MB"\n'
+                         b'exports = ["PyInit_*"]\nlicense-files = ["LICENSE"]\nentry-points = ["console_scripts:x"]\n'
+                         b'[tool.cuwheel.pins]\ntorch = "exact"\n[tool.cuwheel.severity]\nmissing-sass = "warning"\n')
+    s["release-policy"] = (b'[project]\nname = "dyng"\n[tool.cuwheel.release]\ncore = "dyng"\n'
+                           b'plugins = ["dyng-cu12", "dyng-cu13"]\nplugins-since = "0.2"\n'
+                           b'platforms = ["manylinux_2_28_x86_64"]\nplugin-tag = "cp312-abi3"\n'
+                           b'core-wheels = ["py3-none-any"]\n[tool.cuwheel.release.indexes]\n'
+                           b'test = { name = "testpypi", environment = "testpypi" }\n')
+    s["lock"] = (b'schema = 1\n[toolkit.cu12]\nrelease = "12.9"\nrepo = "https://example.invalid/x/"\n'
+                 b'key_url = "https://example.invalid/x/k.pub"\n'
+                 b'key_fingerprint = "610C7B14E068A878070DA4E99CD0A493D42D0685"\nrequested = ["cuda-nvcc-12-9"]\n'
+                 b'external = ["/bin/sh"]\n[[toolkit.cu12.rpm]]\nname = "cuda-nvcc-12-9"\nevr = "12.9.86-1"\n'
+                 b'arch = "x86_64"\nlocation = "cuda-nvcc-12-9-12.9.86-1.x86_64.rpm"\nsha256 = "' + b"a" * 64 +
+                 b'"\nsize = 42\n')
+    s["deep-key"] = b"[tool.other]\n" + b".".join([b"k"] * 200) + b" = 1\n"
+    s["deep-header"] = b"[" + b".".join([b"t"] * 200) + b"]\n"
+    s["deep-array"] = b"x = " + b"[" * 200 + b"]" * 200 + b"\n"
+    s["deep-inline"] = b"x = " + b"{a=" * 150 + b"1" + b"}" * 150 + b"\n"
+    s["bad-utf8"] = b'[tool.cuwheel]\nmin-driver = "\xff\xfe\xc0\x80"\n'
+    s["long-value"] = b'[tool.cuwheel]\nmin-driver = "' + b"1" * 5000 + b'"\n'
+    return s
+
+
+def rules_seeds():
+    """Models for fuzz_rules: sections split by 0x1e (see fuzz/fuzz_rules.cc)."""
+    RS = b"\x1e"
+    meta = b"Metadata-Version: 2.1\nName: cuext\nVersion: 1.0\nRequires-Dist: nvidia-cuda-runtime-cu12>=12.4\n" \
+           b"Requires-Dist: torch==2.8.0\n"
+    wheel = b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: false\nTag: cp312-cp312-manylinux_2_28_x86_64\n"
+    record = b"cuext/_ext.so,sha256=AAAA,10\ncuext-1.0.dist-info/RECORD,,\n"
+    members = b"cuext/__init__.py\ncuext/_ext.so\ncuext/lib/libcuda.so.1\ncuext-1.0.dist-info/METADATA\n" \
+              b"cuext-1.0.dist-info/RECORD\ncuext-1.0.dist-info/WHEEL\n"
+    py = b'import ctypes\nctypes.CDLL("libcudart.so.12")\nload_nvidia_dynamic_lib("cublas")\n'
+    ext = b"member cuext/_ext.so\nneeded libcudart.so.12 libcublas.so.12 libc.so.6 libtorch_cuda.so\n" \
+          b"runpath $ORIGIN/../nvidia/cuda_runtime/lib:/usr/local/cuda/lib64\nsass 80 90a 120f\nptx 90\n" \
+          b"strings libcusolver.so.11 libplugin_%s.so\nexports PyInit__ext cudaMalloc"
+    drv = b"member cuext/lib/libcuda.so.1\nsoname libcuda.so.1\nneeded libc.so.6"
+    s = {}
+    s["cu12-extension"] = RS.join([b"cuext-1.0-cp312-cp312-manylinux_2_28_x86_64.whl", meta, wheel, record,
+                                   members, py, ext, drv])
+    # The last library a real one: the fixture built for CUDA 12 (a
+    # shared library with SASS and PTX), read as check reads a member.
+    with open(os.path.join(os.path.dirname(ROOT), "..", "tests", "fixtures", "bin", "cu12_plain.so"), "rb") as f:
+        elf = f.read()
+    s["cu12-real-library"] = RS.join([b"cuext-1.0-cp312-cp312-manylinux_2_28_x86_64.whl", meta, wheel, record,
+                                      members, py, ext, elf])
+    s["empty-sections"] = RS * 8
+    s["no-metadata"] = RS.join([b"x-1.0-py3-none-any.whl", b"", b"", b"", b"x/a.so\n", b"", b"member x/a.so\nsass 75"])
+    return s
+
+
 def write(target, seeds):
     d = os.path.join(ROOT, target)
     os.makedirs(d, exist_ok=True)
@@ -163,3 +219,5 @@ if __name__ == "__main__":
     dc = dict(fb)
     dc.update(elf_seeds())
     write("devicecode", dc)
+    write("toml", toml_seeds())
+    write("rules", rules_seeds())
