@@ -71,8 +71,26 @@ void Blob::release(uint64_t offset, uint64_t length) const {
   uint64_t begin = offset / page * page;
   uint64_t end = std::min<uint64_t>((offset + length + page - 1) / page * page, impl_->map_len);
   if (end <= begin) return;
-  madvise(static_cast<uint8_t*>(impl_->map) + begin, static_cast<size_t>(end - begin),
-          MADV_DONTNEED);
+  // Gather neighbouring ranges (entries are read in file order, by a few
+  // threads at most) and drop them 16 MiB at a time.
+  constexpr uint64_t kGather = 16ull << 20;
+  std::lock_guard<std::mutex> lock(impl_->release_mu);
+  uint64_t& pb = impl_->pending_begin;
+  uint64_t& pe = impl_->pending_end;
+  if (pb == pe) {
+    pb = begin;
+    pe = end;
+    return;
+  }
+  const uint64_t ub = std::min(pb, begin), ue = std::max(pe, end);
+  if (ue - ub <= kGather) {
+    pb = ub;
+    pe = ue;
+    return;
+  }
+  madvise(static_cast<uint8_t*>(impl_->map) + pb, static_cast<size_t>(pe - pb), MADV_DONTNEED);
+  pb = begin;
+  pe = end;
 }
 
 Expected<int> make_temp_file() {
