@@ -49,6 +49,9 @@ void Emitter::emit_on(const CheckModel& model, const std::string& member, const 
   f.severity = severity_;
   f.path = model.path;
   f.member = member;
+  // An installed distribution shares its folder with the others: a finding
+  // about the whole distribution names its .dist-info folder.
+  if (f.member.empty() && model.kind == CheckModel::Kind::installed) f.member = model.dist_info;
   f.location = location;
   f.message = message;
   f.hint = hint;
@@ -98,7 +101,11 @@ std::vector<Finding> run_rules(const std::vector<CheckModel>& models, const Poli
   std::vector<Finding> out;
   model::Providers providers = model::Providers::builtin();
   for (const auto& d : dependencies) providers.add_wheel(d, "wheel " + d.path, model::Provider::From::deps);
-  for (const auto& m : models) providers.add_wheel(m, "wheel " + m.path + ", checked in the same run", model::Provider::From::run);
+  for (const auto& m : models)
+    providers.add_wheel(m,
+                        m.kind == CheckModel::Kind::installed ? "installed in " + m.path + " (" + m.dist_info + ")"
+                                                              : "wheel " + m.path + ", checked in the same run",
+                        model::Provider::From::run);
   std::vector<model::Tree> trees;
   std::vector<model::LoadResolution> loads;
   trees.reserve(models.size());

@@ -8,6 +8,7 @@
 #include "cuwheel/object/archive.h"
 #include "cuwheel/object/identify.h"
 #include "cuwheel/model/model.h"
+#include "cuwheel/base/fileio.h"
 #include "cuwheel/base/digest.h"
 #include "cuwheel/model/inputs.h"
 
@@ -88,6 +89,40 @@ void read_object_bytes(CheckModel& m, const std::string& member, const std::stri
   m.libraries.push_back(std::move(lib));
 }
 
+// The loads a distribution's Python files and package data name
+// (python_loads, json_loads), member by member, for a wheel or an
+// installed distribution alike.
+class LoadsScan {
+ public:
+  explicit LoadsScan(CheckModel& m) : m_(m) {}
+  void scan(const std::string& name, ByteView v) {
+    if (name.ends_with(".py")) {
+      for (auto& l : python_loads(name, v)) m_.python_loads.push_back(std::move(l));
+      std::string_view src(reinterpret_cast<const char*>(v.data()), std::min<size_t>(v.size(), 4u << 20));
+      if (src.find("CDLL(") != std::string_view::npos || src.find("LoadLibrary(") != std::string_view::npos)
+        loader_tops_.insert(top_folder(name));
+    }
+    // Package data that a loader reads its list of libraries from
+    // (faiss/_preload_library.json: "library": "libcudart.so.12", handed to
+    // ctypes.CDLL; cupy/.data/_wheel.json): quoted sonames only.
+    if (name.ends_with(".json") && v.size() <= (1u << 20) && name.find(".dist-info/") == std::string::npos)
+      for (auto& l : json_loads(name, v)) json_pending_.push_back(std::move(l));
+  }
+  // A JSON list counts only beside Python code that loads libraries with
+  // ctypes (faiss/loader.py: ctypes.CDLL(path)) in the same top-level
+  // package: a list of sonames "not to bundle" loads nothing.
+  void finish() {
+    for (auto& l : json_pending_)
+      if (loader_tops_.count(top_folder(l.member))) m_.python_loads.push_back(std::move(l));
+    json_pending_.clear();
+  }
+
+ private:
+  CheckModel& m_;
+  std::vector<PythonLoad> json_pending_;
+  std::set<std::string> loader_tops_;
+};
+
 // Digest of a Blob in chunks, dropping pages as it goes.
 std::string digest_of(const Blob& b, const std::string& algorithm) {
   const std::string algo = algorithm.empty() ? std::string("sha256") : algorithm;
@@ -120,9 +155,7 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
   // One decode budget for every library of the wheel, tied to the wheel's
   // file size (object/devicecode.h).
   DecodeBudget budget(w->archive_size());
-  // JSON loads wait for the end: they count only beside a ctypes loader.
-  std::vector<PythonLoad> json_pending;
-  std::set<std::string> loader_tops;
+  LoadsScan loads(m);
   std::vector<std::string> names;
   for (const auto& zm : w->members()) {
     names.push_back(zm.name);
@@ -218,25 +251,10 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
         blob.release(static_cast<uint64_t>(part.data() - v.data()), part.size());
     };
     if (maybe_object && is_library_like(v)) read_object_bytes(m, zm.name, "", v, done, &budget);
-    if (zm.name.size() > 3 && zm.name.compare(zm.name.size() - 3, 3, ".py") == 0) {
-      for (auto& l : python_loads(zm.name, v)) m.python_loads.push_back(std::move(l));
-      std::string_view src(reinterpret_cast<const char*>(v.data()), std::min<size_t>(v.size(), 4u << 20));
-      if (src.find("CDLL(") != std::string_view::npos || src.find("LoadLibrary(") != std::string_view::npos)
-        loader_tops.insert(top_folder(zm.name));
-    }
-    // Package data that a loader reads its list of libraries from
-    // (faiss/_preload_library.json: "library": "libcudart.so.12", handed to
-    // ctypes.CDLL; cupy/.data/_wheel.json): quoted sonames only.
-    if (zm.name.size() > 5 && zm.name.compare(zm.name.size() - 5, 5, ".json") == 0 && v.size() <= (1u << 20) &&
-        zm.name.find(".dist-info/") == std::string::npos)
-      for (auto& l : json_loads(zm.name, v)) json_pending.push_back(std::move(l));
+    loads.scan(zm.name, v);
     if (hash) mm.digest = digest_of(blob, algo);
   }
-  // A JSON list counts only beside Python code that loads libraries with
-  // ctypes (faiss/loader.py: ctypes.CDLL(path)) in the same top-level
-  // package: a list of sonames "not to bundle" loads nothing.
-  for (auto& l : json_pending)
-    if (loader_tops.count(top_folder(l.member))) m.python_loads.push_back(std::move(l));
+  loads.finish();
   return m;
 }
 
@@ -561,6 +579,106 @@ std::vector<std::string> LibraryModel::read_warnings() const {
   return out;
 }
 
+namespace {
+
+// An installed environment (a folder with `*.dist-info/RECORD` directly
+// inside, such as site-packages): one model per distribution, checked as its
+// wheel would be, with the files its RECORD lists as members (paths
+// relative to the folder, as in the wheel) and the libraries among them.
+// The other distributions of the folder, checked in the same run, are what
+// it finds installed beside it (model/providers.h). Libraries no RECORD
+// lists stay in one model of the folder, as before. RECORD's digests are
+// not verified: an installed file may be legitimately rewritten (pip
+// compiles .pyc files, entry-point scripts are generated).
+std::vector<CheckModel> split_installed(CheckModel folder, const std::string& path) {
+  std::vector<std::string> dist_infos;
+  std::error_code ec;
+  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::error_code dec;
+    if (name.ends_with(".dist-info") && it->is_directory(dec) && fs::is_regular_file(it->path() / "RECORD", dec))
+      dist_infos.push_back(name);
+  }
+  std::vector<CheckModel> out;
+  if (dist_infos.empty()) {
+    out.push_back(std::move(folder));
+    return out;
+  }
+  std::sort(dist_infos.begin(), dist_infos.end());
+  std::map<std::string, size_t> owner_of;  // member -> index into out
+  for (const auto& di : dist_infos) {
+    CheckModel m;
+    m.path = path;
+    m.kind = CheckModel::Kind::installed;
+    m.dist_info = di;
+    const std::string base = path + "/" + di + "/";
+    auto text = [&](const std::string& name) -> std::optional<std::string> {
+      auto t = read_whole_file(base + name, size_t{16} << 20);
+      if (!t) return std::nullopt;
+      return *t;
+    };
+    auto view = [](const std::string& s) { return ByteView(reinterpret_cast<const uint8_t*>(s.data()), s.size()); };
+    WarningSink warnings;
+    if (auto t = text("METADATA")) {
+      auto md = CoreMetadata::parse(view(*t), di + "/METADATA", warnings);
+      if (md) m.metadata = std::move(*md);
+      else m.metadata_error = md.error().message();
+    } else {
+      m.metadata_error = di + "/METADATA is missing";
+    }
+    m.metadata_warnings = warnings.messages();
+    WarningSink ww, rw, ew;
+    if (auto t = text("WHEEL")) {
+      auto wi = WheelInfo::parse(view(*t), di + "/WHEEL", ww);
+      if (wi) m.wheel_info = std::move(*wi);
+      else m.wheel_info_error = wi.error().message();
+    }
+    if (auto t = text("RECORD")) m.record = Record::parse(view(*t), di + "/RECORD", rw);
+    if (auto t = text("entry_points.txt")) m.entry_points = parse_entry_points(view(*t), di + "/entry_points.txt", ew);
+    LoadsScan loads(m);
+    if (m.record)
+      for (const auto& e : m.record->entries) {
+        if (e.path.empty() || e.path[0] == '/') continue;
+        const std::string rel = fs::path(e.path).lexically_normal().generic_string();
+        if (rel.empty() || rel.starts_with("..")) continue;  // scripts and data installed outside the folder
+        std::error_code sec;
+        const fs::path file = fs::path(path) / rel;
+        if (!fs::is_regular_file(file, sec)) continue;  // listed, since removed (a .pyc)
+        MemberModel mm;
+        mm.name = rel;
+        mm.size = fs::file_size(file, sec);
+        mm.read_ok = true;
+        if ((rel.ends_with(".py") && mm.size <= (16u << 20)) || (rel.ends_with(".json") && mm.size <= (1u << 20)))
+          if (auto src = read_whole_file(file.string(), size_t{16} << 20)) loads.scan(rel, view(*src));
+        owner_of.emplace(rel, out.size());
+        m.members.push_back(std::move(mm));
+      }
+    loads.finish();
+    out.push_back(std::move(m));
+  }
+  CheckModel rest = std::move(folder);
+  std::vector<LibraryModel> unowned;
+  for (auto& lib : rest.libraries) {
+    auto it = owner_of.find(lib.member);
+    if (it == owner_of.end()) unowned.push_back(std::move(lib));
+    else out[it->second].libraries.push_back(std::move(lib));
+  }
+  rest.libraries = std::move(unowned);
+  std::vector<std::pair<std::string, std::string>> errors;
+  for (auto& [where, msg] : rest.read_errors) {
+    // "PATH:MEMBER[:ARCHIVE-MEMBER]"
+    std::string member = where.size() > path.size() + 1 ? where.substr(path.size() + 1) : "";
+    auto it = owner_of.find(member.substr(0, member.find(':')));
+    if (it == owner_of.end()) errors.emplace_back(where, msg);
+    else out[it->second].read_errors.emplace_back(where, msg);
+  }
+  rest.read_errors = std::move(errors);
+  if (!rest.libraries.empty() || !rest.read_errors.empty()) out.push_back(std::move(rest));
+  return out;
+}
+
+}  // namespace
+
 Expected<std::vector<CheckModel>> build_models(const std::string& path, const BuildOptions& opts,
                                                const std::function<void(const std::string&)>& progress) {
   std::error_code ec;
@@ -639,8 +757,7 @@ Expected<std::vector<CheckModel>> build_models(const std::string& path, const Bu
     if (!s) return s.error();
     // A check with nothing to inspect never passes silently.
     if (m.libraries.empty() && m.read_errors.empty()) return Error(path + ": no wheels or ELF files found in this directory");
-    out.push_back(std::move(m));
-    return out;
+    return split_installed(std::move(m), path);
   }
   // A single file: a wheel (zip) or a library.
   auto head = Blob::map_file(path);

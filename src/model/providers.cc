@@ -113,7 +113,7 @@ Providers Providers::builtin() {
 void Providers::add(const std::string& soname, Provider p) { by_soname_[soname].push_back(std::move(p)); }
 
 void Providers::add_wheel(const CheckModel& m, const std::string& source, Provider::From from) {
-  if (m.kind != CheckModel::Kind::wheel || m.unreadable) return;
+  if (!m.is_distribution() || m.unreadable) return;
   std::string dist;
   if (m.metadata && !m.metadata->name.empty()) dist = normalize_name(m.metadata->name);
   else if (m.parsed_filename) dist = normalize_name(m.parsed_filename->distribution);

@@ -4,10 +4,14 @@
 // trip others without breaking the assertion for the rule under test.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
 #include "check_test_util.h"
+#include "cuwheel/wheel/wheel.h"
+#include "temp_dir.h"
 #include "cuwheel/check/check.h"
 #include "cuwheel/model/facts.h"
 
@@ -312,6 +316,94 @@ size_t count_sev(const std::vector<Finding>& fs, const std::string& rule, Severi
   return n;
 }
 }  // namespace
+
+namespace {
+// Installs wheels into `dir` as pip does for a platlib wheel without .data:
+// every member at its path, RECORD included.
+void install(const std::vector<std::string>& wheels, const std::string& dir) {
+  for (const auto& path : wheels) {
+    auto w = Wheel::open(path);
+    ASSERT_TRUE(w) << w.error().message();
+    for (const auto& zm : w->members()) {
+      if (zm.is_dir) continue;
+      auto b = w->read(zm);
+      ASSERT_TRUE(b) << b.error().message();
+      const std::filesystem::path out = std::filesystem::path(dir) / zm.name;
+      std::filesystem::create_directories(out.parent_path());
+      std::ofstream(out, std::ios::binary)
+          .write(reinterpret_cast<const char*>(b->view().data()), static_cast<std::streamsize>(b->view().size()));
+    }
+  }
+}
+}  // namespace
+
+// An installed environment is checked distribution by distribution, as
+// each wheel would be, with the others installed beside it: the same
+// verdicts as the three wheels checked in one run (issue 15 point 12).
+TEST(RulesLoading, InstalledEnvironmentGetsTheWheelsVerdicts) {
+  cuwheel::test::TempDir tmp("site");
+  const std::string dir = tmp.str();
+  install({kDeps + "torch/torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl", kDeps + "dp_torchext" + kTag,
+           kDeps + "dp_torchext_undeclared" + kTag},
+          dir);
+  auto ms = test_util::models(dir);
+  ASSERT_EQ(ms.size(), 3u);
+  for (const auto& m : ms) EXPECT_EQ(m.kind, CheckModel::Kind::installed) << m.dist_info;
+  EXPECT_EQ(ms[0].dist_info, "dp_torchext-1.0.dist-info");
+  EXPECT_EQ(ms[1].dist_info, "dp_torchext_undeclared-1.0.dist-info");
+  EXPECT_EQ(ms[2].dist_info, "torch-2.15.0.dist-info");
+  ASSERT_EQ(ms[0].libraries.size(), 1u);
+  EXPECT_EQ(ms[0].libraries[0].member, "dp_torchext/_C.so");
+  ASSERT_TRUE(ms[0].metadata);
+  EXPECT_EQ(ms[0].metadata->name, "dp-torchext");
+  auto fs = run_rules(ms, Policy{});
+  auto of = [&](const std::string& member_prefix) {
+    std::vector<Finding> out;
+    for (const auto& f : fs)
+      if (f.member.rfind(member_prefix, 0) == 0) out.push_back(f);
+    return out;
+  };
+  // Declares torch: notes, found once torch (installed beside it) is loaded.
+  auto ext = of("dp_torchext/");
+  EXPECT_EQ(count_sev(ext, "unresolved-needed", Severity::note), 3u) << dump(fs);
+  EXPECT_EQ(count_sev(ext, "unresolved-needed", Severity::error), 0u) << dump(fs);
+  for (const auto& f : ext)
+    if (f.rule == "unresolved-needed") EXPECT_NE(f.message.find("installed in " + dir), std::string::npos) << f.message;
+  // Does not: errors, as for its wheel; whole-distribution findings name the dist-info folder.
+  auto undeclared = of("dp_torchext_undeclared");
+  EXPECT_EQ(count_sev(undeclared, "unresolved-needed", Severity::error), 3u) << dump(fs);
+  EXPECT_EQ(count_sev(undeclared, "undeclared-dependency", Severity::error), 1u) << dump(fs);
+  EXPECT_EQ(count(of("dp_torchext_undeclared-1.0.dist-info"), "no-device-code"), 1u) << dump(fs);
+  // The same wheels checked in one run: the same counts by rule and severity.
+  std::vector<CheckModel> wheels;
+  for (const auto& w : {kDeps + "torch", kDeps + "dp_torchext" + kTag, kDeps + "dp_torchext_undeclared" + kTag})
+    for (auto& m : test_util::models(w)) wheels.push_back(std::move(m));
+  auto wf = run_rules(wheels, Policy{});
+  std::multiset<std::string> a, b;
+  for (const auto& f : fs) a.insert(f.rule + "/" + std::string(to_string(f.severity)));
+  for (const auto& f : wf) b.insert(f.rule + "/" + std::string(to_string(f.severity)));
+  EXPECT_EQ(a, b) << dump(fs) << "\n---\n" << dump(wf);
+}
+
+// Files that no RECORD lists stay in one model of the folder, and a folder
+// without any *.dist-info is one model as before.
+TEST(RulesLoading, FilesNoRecordListsStayInTheFoldersModel) {
+  cuwheel::test::TempDir tmp("site");
+  const std::string dir = tmp.str();
+  install({kDeps + "dp_torchext" + kTag}, dir);
+  std::filesystem::copy_file(std::string(CUWHEEL_SOURCE_DIR) + "/tests/fixtures/bin/libplain.so", dir + "/stray.so");
+  auto ms = test_util::models(dir);
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_EQ(ms[0].kind, CheckModel::Kind::installed);
+  EXPECT_EQ(ms[1].kind, CheckModel::Kind::directory);
+  ASSERT_EQ(ms[1].libraries.size(), 1u);
+  EXPECT_EQ(ms[1].libraries[0].member, "stray.so");
+  std::filesystem::remove_all(dir + "/dp_torchext-1.0.dist-info");
+  auto plain = test_util::models(dir);
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0].kind, CheckModel::Kind::directory);
+  EXPECT_EQ(plain[0].libraries.size(), 2u);
+}
 
 TEST(RulesLoading, TorchExtensionThatDeclaresTorchGetsNotes) {
   // libtorch.so and libc10.so ship in torch/lib, libcudart.so.13 comes in

@@ -123,7 +123,16 @@ struct MemberModel {
 /// Everything the rules know about one input.
 struct CheckModel {
   std::string path;            ///< as given
-  enum class Kind { wheel, library, directory } kind = Kind::wheel;
+  /// wheel: a .whl; library: one ELF file, archive, fatbin or cubin;
+  /// directory: a folder's libraries that no installed distribution owns;
+  /// installed: one distribution of an installed environment (a folder
+  /// with *.dist-info/RECORD, such as site-packages), checked as its wheel
+  /// would be: metadata, RECORD, its files as members (relative to the
+  /// folder) and its libraries. `path` is the folder.
+  enum class Kind { wheel, library, directory, installed } kind = Kind::wheel;
+  /// A wheel or an installed distribution: the inputs with metadata, whose
+  /// libraries are resolved as they load (model/loading.h).
+  bool is_distribution() const { return kind == Kind::wheel || kind == Kind::installed; }
   // Wheels.
   std::string filename;
   std::optional<WheelFilename> parsed_filename;

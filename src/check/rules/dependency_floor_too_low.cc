@@ -59,7 +59,7 @@ struct Need {
 
 void dependency_floor_too_low(const Context& ctx, Emitter& out) {
   const auto& m = ctx.model;
-  if (m.kind != CheckModel::Kind::wheel) return;
+  if (!m.is_distribution()) return;
   auto reqs = loading::read_requirements(m);
   std::string self = loading::wheel_name(m);
   std::map<std::string, Need> needs;  // distribution -> newest release needed

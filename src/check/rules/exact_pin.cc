@@ -11,7 +11,7 @@ namespace cuwheel::check::rule_impl {
 
 void exact_pin(const Context& ctx, Emitter& out) {
   const CheckModel& m = ctx.model;
-  if (m.kind != CheckModel::Kind::wheel || !m.metadata || ctx.policy.pins.empty()) return;
+  if (!m.is_distribution() || !m.metadata || ctx.policy.pins.empty()) return;
   const CoreMetadata& md = *m.metadata;
   const std::string self = normalize_name(md.name);
   const std::string metadata_name = m.dist_info + "/METADATA";

@@ -218,7 +218,7 @@ bool entry_never_decides(const Context& ctx, const model::LoadResolution& loads,
                          const std::vector<SearchEntry>& searched, size_t pos,
                          const std::map<std::string, std::string>& declared) {
   const CheckModel& m = ctx.model;
-  if (m.kind != CheckModel::Kind::wheel || li >= loads.needed.size()) return false;
+  if (!m.is_distribution() || li >= loads.needed.size()) return false;
   const LibraryModel& lib = m.libraries[li];
   if (pos >= searched.size()) return true;
   if (loads.needed[li].size() != lib.load.needed.size()) return false;

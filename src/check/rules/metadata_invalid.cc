@@ -15,7 +15,7 @@ namespace cuwheel::check::rule_impl {
 
 void metadata_invalid(const Context& ctx, Emitter& out) {
   const CheckModel& m = ctx.model;
-  if (m.kind != CheckModel::Kind::wheel) return;
+  if (!m.is_distribution()) return;
   const std::string rebuild = "build the wheel with a standards-compliant backend (setuptools, hatchling, "
                               "scikit-build-core, meson-python) rather than writing or editing its metadata by hand";
   if (!m.filename_error.empty())

@@ -9,7 +9,7 @@ namespace cuwheel::check::rule_impl {
 
 void missing_entry_point(const Context& ctx, Emitter& out) {
   const CheckModel& m = ctx.model;
-  if (m.kind != CheckModel::Kind::wheel || m.dist_info.empty() || ctx.policy.entry_points.empty()) return;
+  if (!m.is_distribution() || m.dist_info.empty() || ctx.policy.entry_points.empty()) return;
   bool has_file = false;
   for (const auto& mm : m.members) has_file = has_file || mm.name == m.dist_info + "/entry_points.txt";
   for (const auto& want : ctx.policy.entry_points) {

@@ -127,7 +127,10 @@ void no_device_code(const Context& ctx, Emitter& out) {
   if (!p.gpus.empty()) claims.push_back("the policy's gpus");
   if (claims.empty()) return;
 
-  std::string what = m.kind == CheckModel::Kind::wheel ? "the wheel" : m.kind == CheckModel::Kind::library ? "the file" : "the directory";
+  std::string what = m.kind == CheckModel::Kind::wheel       ? "the wheel"
+                     : m.kind == CheckModel::Kind::installed ? "the installed distribution"
+                     : m.kind == CheckModel::Kind::library   ? "the file"
+                                                             : "the directory";
   std::string msg = what + " claims CUDA (" + device::join(claims) + ") but " +
                     (m.libraries.empty() ? std::string("has no ELF library") : has_elf ? "none of its libraries carries device code"
                                                                                        : "carries no device code") +

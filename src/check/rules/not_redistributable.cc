@@ -105,7 +105,7 @@ void not_redistributable(const Context& ctx, Emitter& out) {
   for (const auto& m : ctx.model.members) check_name(m.name, base_name(m.name), "file name");
   for (const auto& lib : ctx.model.libraries) {
     if (!loading::loadable(lib)) continue;
-    if (ctx.model.kind != CheckModel::Kind::wheel) {
+    if (!ctx.model.is_distribution()) {
       if (!lib.owner.empty() && (lookup_distribution(lib.owner) || normalize_distribution_name(lib.owner).rfind("nvidia-", 0) == 0)) continue;
       check_name(lib.member, base_name(lib.member), "file name");
     }

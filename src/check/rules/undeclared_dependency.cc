@@ -28,7 +28,7 @@ namespace cuwheel::check::rule_impl {
 
 void undeclared_dependency(const Context& ctx, Emitter& out) {
   const auto& m = ctx.model;
-  if (m.kind != CheckModel::Kind::wheel) return;
+  if (!m.is_distribution()) return;
   auto reqs = loading::read_requirements(m);
   auto claim = loading::claimed_major(m, ctx.policy, reqs);
   const model::Tree& tree = ctx.tree;

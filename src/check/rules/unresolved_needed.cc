@@ -57,7 +57,7 @@ std::vector<std::string> other_majors(const std::string& n) {
 
 void unresolved_needed(const Context& ctx, Emitter& out) {
   const auto& m = ctx.model;
-  if (m.kind != CheckModel::Kind::wheel) return;
+  if (!m.is_distribution()) return;
   const model::Tree& tree = ctx.tree;
   const model::LoadResolution& loads = ctx.loads;
   struct Agg {

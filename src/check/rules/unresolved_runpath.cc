@@ -47,7 +47,7 @@ namespace cuwheel::check::rule_impl {
 void unresolved_runpath(const Context& ctx, Emitter& out) {
   const auto& m = ctx.model;
   if (m.kind == CheckModel::Kind::library) return;  // a lone file has no install tree
-  const bool wheel = m.kind == CheckModel::Kind::wheel;
+  const bool wheel = m.is_distribution();  // a wheel, or one installed distribution
   const model::Tree& tree = ctx.tree;
   auto reqs = loading::read_requirements(m);
   auto claim = loading::claimed_major(m, ctx.policy, reqs);

@@ -37,7 +37,7 @@ const std::map<std::string, std::vector<std::string>>& pulls() {
 
 void unused_dependency(const Context& ctx, Emitter& out) {
   const auto& m = ctx.model;
-  if (m.kind != CheckModel::Kind::wheel) return;
+  if (!m.is_distribution()) return;
   auto reqs = loading::read_requirements(m);
   std::set<std::string> used_components, folders;
   bool any_needed = false;
