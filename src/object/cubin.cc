@@ -194,18 +194,24 @@ PtxInfo read_ptx(ByteView text, bool want_entries) {
     if (eol == std::string_view::npos) eol = all.size();
     std::string_view line = all.substr(pos, eol - pos);
     pos = eol + 1;
-    // Strip comments.
+    // Strip comments. Most lines of a large PTX (instructions) have no '/'
+    // at all and are used as they are; only the rest are copied.
     std::string clean;
-    for (size_t i = 0; i < line.size(); ++i) {
-      if (in_block_comment) {
-        if (line[i] == '*' && i + 1 < line.size() && line[i + 1] == '/') { in_block_comment = false; ++i; }
-        continue;
+    std::string_view l;
+    if (!in_block_comment && line.find('/') == std::string_view::npos) {
+      l = trim(line);
+    } else {
+      for (size_t i = 0; i < line.size(); ++i) {
+        if (in_block_comment) {
+          if (line[i] == '*' && i + 1 < line.size() && line[i + 1] == '/') { in_block_comment = false; ++i; }
+          continue;
+        }
+        if (line[i] == '/' && i + 1 < line.size() && line[i + 1] == '/') break;
+        if (line[i] == '/' && i + 1 < line.size() && line[i + 1] == '*') { in_block_comment = true; ++i; continue; }
+        clean.push_back(line[i]);
       }
-      if (line[i] == '/' && i + 1 < line.size() && line[i + 1] == '/') break;
-      if (line[i] == '/' && i + 1 < line.size() && line[i + 1] == '*') { in_block_comment = true; ++i; continue; }
-      clean.push_back(line[i]);
+      l = trim(clean);
     }
-    std::string_view l = trim(clean);
     if (l.empty()) continue;
     if (!header_done && starts_word(l, ".version")) {
       std::string_view v = trim(l.substr(8));
