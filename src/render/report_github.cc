@@ -47,7 +47,7 @@ std::string render_github(const std::vector<Finding>& findings, const ReportSumm
   }
   for (const auto& [where, msg] : s.unreadable) out += "::error file=" + escape_prop(where) + ",title=unreadable::" + escape_data(msg) + "\n";
   for (const auto& [where, msg] : s.read_warnings)
-    out += "::warning file=" + escape_prop(where) + ",title=read warning::" + escape_data(msg) + "\n";
+    out += "::notice file=" + escape_prop(where) + ",title=read warning::" + escape_data(msg) + "\n";
   return out;
 }
 
