@@ -100,11 +100,13 @@ std::vector<Finding> run_rules(const std::vector<CheckModel>& models, const Poli
                                const std::vector<CheckModel>& dependencies) {
   std::vector<Finding> out;
   model::Providers providers = model::Providers::builtin();
-  for (const auto& d : dependencies) providers.add_wheel(d, "wheel " + d.path, model::Provider::From::deps);
+  auto installed = [](const CheckModel& m) { return "installed in " + m.path + " (" + m.dist_info + ")"; };
+  for (const auto& d : dependencies)
+    providers.add_wheel(d, d.kind == CheckModel::Kind::installed ? installed(d) : "wheel " + d.path,
+                        model::Provider::From::deps);
   for (const auto& m : models)
     providers.add_wheel(m,
-                        m.kind == CheckModel::Kind::installed ? "installed in " + m.path + " (" + m.dist_info + ")"
-                                                              : "wheel " + m.path + ", checked in the same run",
+                        m.kind == CheckModel::Kind::installed ? installed(m) : "wheel " + m.path + ", checked in the same run",
                         model::Provider::From::run);
   std::vector<model::Tree> trees;
   std::vector<model::LoadResolution> loads;

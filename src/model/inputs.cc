@@ -13,8 +13,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cuwheel/base/fileio.h"
 #include "cuwheel/object/archive.h"
 #include "cuwheel/object/devicecode.h"
+#include "cuwheel/wheel/metadata.h"
 #include "cuwheel/wheel/wheel.h"
 
 namespace fs = std::filesystem;
@@ -24,6 +26,11 @@ namespace cuwheel {
 void InputBudgets::begin_input(const std::string& path, InputKind kind) {
   wheel_.reset();
   archive_.reset();
+  folder_.reset();
+  if (kind == InputKind::directory) {
+    folder_.emplace(0);  // grows with each file: one floor for the whole folder
+    return;
+  }
   if (kind != InputKind::wheel) return;
   std::error_code ec;
   uint64_t size = std::filesystem::file_size(path, ec);
@@ -31,12 +38,27 @@ void InputBudgets::begin_input(const std::string& path, InputKind kind) {
 }
 
 void InputBudgets::begin_archive(const ObjectRef& archive) {
+  archive_counted_ = false;
   archive_.emplace(archive.bytes.size());
   archive_name_ = archive.member.empty() ? archive.input : archive.member;
 }
 
 DecodeBudget* InputBudgets::for_object(const ObjectRef& obj) {
   if (wheel_) return &*wheel_;
+  if (folder_) {
+    // Each file of the folder adds what its own size allows, once (the
+    // members of an archive come with the archive's bytes).
+    const std::string file = obj.member.empty() ? obj.input : obj.member;
+    if (file != folder_file_) {
+      folder_file_ = file;
+      folder_->add_stored(obj.archive_member.empty() ? obj.bytes.size() : 0);
+    }
+    if (!obj.archive_member.empty() && archive_ && file == archive_name_ && !archive_counted_) {
+      folder_->add_stored(archive_->stored_size());
+      archive_counted_ = true;
+    }
+    return &*folder_;
+  }
   if (archive_ && !obj.archive_member.empty() &&
       (obj.member.empty() ? obj.input : obj.member) == archive_name_)
     return &*archive_;
@@ -178,35 +200,36 @@ void walk_file(const std::string& path, InputKind kind, const std::string& membe
 
 }  // namespace
 
-std::map<std::string, std::string> record_owners(const std::string& dir) {
+std::map<std::string, std::string> record_owners(const std::string& dir,
+                                                 std::vector<std::pair<std::string, std::string>>* errors) {
   std::map<std::string, std::string> owners;
   std::error_code ec;
+  std::vector<fs::path> dist_infos;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const fs::path p = it->path();
+    const std::string name = it->path().filename().string();
+    std::error_code dec;
+    if (name.size() > 10 && name.ends_with(".dist-info") && it->is_directory(dec)) dist_infos.push_back(it->path());
+  }
+  std::sort(dist_infos.begin(), dist_infos.end());
+  for (const auto& p : dist_infos) {
     const std::string name = p.filename().string();
-    if (name.size() <= 10 || name.compare(name.size() - 10, 10, ".dist-info") != 0) continue;
     std::string dist = name.substr(0, name.size() - 10);
     size_t dash = dist.find('-');
     if (dash != std::string::npos) dist.resize(dash);
-    std::ifstream rec(p / "RECORD");
-    std::string line;
-    while (std::getline(rec, line)) {
-      // First CSV field; RECORD quotes fields that contain commas.
-      std::string path;
-      if (!line.empty() && line[0] == '"') {
-        size_t i = 1;
-        for (; i < line.size(); ++i) {
-          if (line[i] == '"') {
-            if (i + 1 < line.size() && line[i + 1] == '"') { path.push_back('"'); ++i; }
-            else break;
-          } else path.push_back(line[i]);
-        }
-      } else {
-        path = line.substr(0, line.find(','));
-      }
-      if (path.empty()) continue;
-      owners[fs::path(path).lexically_normal().generic_string()] = dist;
+    const fs::path record = p / "RECORD";
+    std::error_code sec;
+    if (!fs::exists(fs::symlink_status(record, sec))) continue;  // no RECORD: owns nothing
+    // Bounded and regular files only: a FIFO would block, /dev/zero never end.
+    auto text = read_whole_file(record.string(), kMaxRecordBytes);
+    if (!text) {
+      if (errors) errors->emplace_back(record.string(), text.error().message());
+      continue;
     }
+    WarningSink w;
+    Record r = Record::parse(ByteView(reinterpret_cast<const uint8_t*>(text->data()), text->size()),
+                             name + "/RECORD", w);
+    for (const auto& e : r.entries)
+      if (!e.path.empty()) owners.emplace(fs::path(e.path).lexically_normal().generic_string(), dist);
   }
   return owners;
 }
@@ -224,7 +247,9 @@ Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor
   if (ec || !fs::exists(st)) return Error(path + ": no such file or directory");
   if (fs::is_directory(st)) {
     v.begin_input(path, InputKind::directory);
-    auto owners = record_owners(path);
+    std::vector<std::pair<std::string, std::string>> record_errors;
+    auto owners = record_owners(path, &record_errors);
+    for (const auto& [where, msg] : record_errors) v.error(where, Error(msg));
     std::vector<fs::path> files;
     // Walk folder by folder, so that a folder that cannot be read is
     // reported (and the rest still walked) rather than silently skipped.

@@ -11,6 +11,7 @@
 #include "cuwheel/base/fileio.h"
 #include "cuwheel/base/digest.h"
 #include "cuwheel/model/inputs.h"
+#include "cuwheel/wheel/pep508.h"
 
 namespace fs = std::filesystem;
 
@@ -606,15 +607,25 @@ std::vector<CheckModel> split_installed(CheckModel folder, const std::string& pa
   }
   std::sort(dist_infos.begin(), dist_infos.end());
   std::map<std::string, size_t> owner_of;  // member -> index into out
+  std::map<std::string, std::string> seen;  // distribution name (normalized) -> its first dist-info
   for (const auto& di : dist_infos) {
     CheckModel m;
     m.path = path;
     m.kind = CheckModel::Kind::installed;
     m.dist_info = di;
     const std::string base = path + "/" + di + "/";
-    auto text = [&](const std::string& name) -> std::optional<std::string> {
-      auto t = read_whole_file(base + name, size_t{16} << 20);
-      if (!t) return std::nullopt;
+    // A dist-info file that is there but cannot be read (not a regular
+    // file, over the bound) makes the distribution unreadable; one that is
+    // not there is missing, as in a wheel.
+    auto text = [&](const std::string& name, size_t max = size_t{16} << 20,
+                    bool report = true) -> std::optional<std::string> {
+      std::error_code xec;
+      if (!fs::exists(fs::symlink_status(base + name, xec))) return std::nullopt;
+      auto t = read_whole_file(base + name, max);
+      if (!t) {
+        if (report) m.read_errors.emplace_back(path + ":" + printable(di + "/" + name), t.error().message());
+        return std::nullopt;
+      }
       return *t;
     };
     auto view = [](const std::string& s) { return ByteView(reinterpret_cast<const uint8_t*>(s.data()), s.size()); };
@@ -627,13 +638,23 @@ std::vector<CheckModel> split_installed(CheckModel folder, const std::string& pa
       m.metadata_error = di + "/METADATA is missing";
     }
     m.metadata_warnings = warnings.messages();
+    // Two versions of one distribution in one folder (a copy left behind):
+    // the loader sees one set of files; say so rather than split them.
+    if (m.metadata && !m.metadata->name.empty()) {
+      auto [it, fresh] = seen.emplace(normalize_name(m.metadata->name), di);
+      if (!fresh)
+        m.read_errors.emplace_back(path + ":" + printable(di),
+                                   "a second installed copy of " + printable(m.metadata->name) + " beside " +
+                                       printable(it->second) + ": the folder is not one environment pip would make");
+    }
     WarningSink ww, rw, ew;
     if (auto t = text("WHEEL")) {
       auto wi = WheelInfo::parse(view(*t), di + "/WHEEL", ww);
       if (wi) m.wheel_info = std::move(*wi);
       else m.wheel_info_error = wi.error().message();
     }
-    if (auto t = text("RECORD")) m.record = Record::parse(view(*t), di + "/RECORD", rw);
+    // (A RECORD that does not read is reported once, by the folder's walk: record_owners.)
+    if (auto t = text("RECORD", kMaxRecordBytes, false)) m.record = Record::parse(view(*t), di + "/RECORD", rw);
     if (auto t = text("entry_points.txt")) m.entry_points = parse_entry_points(view(*t), di + "/entry_points.txt", ew);
     LoadsScan loads(m);
     if (m.record)
@@ -643,13 +664,30 @@ std::vector<CheckModel> split_installed(CheckModel folder, const std::string& pa
         if (rel.empty() || rel.starts_with("..")) continue;  // scripts and data installed outside the folder
         std::error_code sec;
         const fs::path file = fs::path(path) / rel;
-        if (!fs::is_regular_file(file, sec)) continue;  // listed, since removed (a .pyc)
+        const auto lst = fs::symlink_status(file, sec);
+        if (!fs::exists(lst)) continue;  // listed, since removed (a .pyc)
+        if (fs::is_directory(lst)) continue;
         MemberModel mm;
         mm.name = rel;
+        if (!fs::is_regular_file(lst)) {
+          // pip installs regular files; a link, a FIFO or a device here is
+          // not read (a link to /dev/zero would never end) and is named.
+          mm.read_error = "not a regular file (" +
+                          std::string(fs::is_symlink(lst) ? "a symbolic link" : "a FIFO, socket or device") +
+                          "); not read";
+          m.read_errors.emplace_back(path + ":" + printable(rel), mm.read_error);
+          owner_of.emplace(rel, out.size());
+          m.members.push_back(std::move(mm));
+          continue;
+        }
         mm.size = fs::file_size(file, sec);
         mm.read_ok = true;
-        if ((rel.ends_with(".py") && mm.size <= (16u << 20)) || (rel.ends_with(".json") && mm.size <= (1u << 20)))
-          if (auto src = read_whole_file(file.string(), size_t{16} << 20)) loads.scan(rel, view(*src));
+        if (rel.ends_with(".py") || (rel.ends_with(".json") && mm.size <= (1u << 20))) {
+          // As in a wheel: python_loads reads the first 4 MiB of a module.
+          auto b = Blob::map_file(file.string());
+          if (!b) m.read_errors.emplace_back(path + ":" + printable(rel), b.error().message());
+          else loads.scan(rel, b->view());
+        }
         owner_of.emplace(rel, out.size());
         m.members.push_back(std::move(mm));
       }

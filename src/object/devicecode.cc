@@ -34,6 +34,12 @@ DecodeBudget::DecodeBudget(uint64_t stored_size) : stored_(stored_size) {
   limit_ = std::max(kFloor, scaled);
 }
 
+void DecodeBudget::add_stored(uint64_t n) {
+  stored_ = n > UINT64_MAX - stored_ ? UINT64_MAX : stored_ + n;
+  uint64_t scaled = stored_ > UINT64_MAX / kRatio ? UINT64_MAX : stored_ * kRatio;
+  limit_ = std::max(kFloor, scaled);
+}
+
 bool DecodeBudget::take(uint64_t n) {
   if (n > limit_ - used_) return false;
   used_ += n;

@@ -110,6 +110,11 @@ printf 'x' >"$DIR/hx-1.0-stray"$'\n'"::error file=pwned.py::stray"$'\x1b'"[31m.w
 run "release verify" release verify "$DIR" --version 1.0.0 --policy "$WORK/release.toml"
 shown "release verify" '\x0a::error file=pwned.py::stray\x1b[31m.whl'
 
+# Usage errors quote arguments, which may be file names from a glob.
+run "usage error" check --format $'x\n::error file=pwned.py::usage\x1b[31m' "$WHL"
+shown "usage error" '\x0a::error file=pwned.py::usage\x1b[31m'
+run "usage error (diff)" diff "$OLD" "$WHL" "$DIR/hx-1.0-stray"$'\n'"::error file=pwned.py::stray"$'\x1b'"[31m.whl"
+
 for fmt in json sarif; do
   "$CUWHEEL" check --format "$fmt" "$WHL" >"$WORK/out" 2>"$WORK/err"
   if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/out"; then ok; else bad "check --format $fmt: not JSON"; fi

@@ -249,12 +249,18 @@ int run_check() {
         summary.unreadable_inputs.push_back(m.path);
       };
       for (const auto& [where, msg] : m.read_errors) {
-        summary.unreadable.emplace_back(where, msg + " (in a --deps wheel)");
+        summary.unreadable.emplace_back(where, msg + " (in --deps)");
         summary.unreadable_inputs.push_back(m.path);
       }
       if (m.unreadable) continue;
-      if (m.kind != check::CheckModel::Kind::wheel) {
-        unreadable(m.path, "--deps takes wheels; this is not one");
+      // Wheels, and the distributions of an installed environment.
+      // Files no RECORD lists, beside installed distributions, provide nothing.
+      const bool beside_installed = std::any_of(ms->begin(), ms->end(), [](const check::CheckModel& x) {
+        return x.kind == check::CheckModel::Kind::installed;
+      });
+      if (m.kind == check::CheckModel::Kind::directory && beside_installed) continue;
+      if (!m.is_distribution()) {
+        unreadable(m.path, "--deps takes wheels or an installed environment; this is neither");
         continue;
       }
       if (!m.metadata || m.metadata->name.empty() || !is_valid_name(m.metadata->name)) {

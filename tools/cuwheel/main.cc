@@ -15,13 +15,18 @@
 #include <vector>
 
 #include "cli.h"
+#include "cuwheel/base/bytes.h"
 #include "commands.h"
 
 int main(int argc, char** argv) {
   using namespace cuwheel::cli;
   CLI::App app{"cuwheel: read and check Python wheels that carry NVIDIA CUDA code"};
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return std::string("cuwheel: error: ") + e.what() + "\nRun 'cuwheel --help' or 'cuwheel COMMAND --help' for usage.\n";
+    // The parser quotes arguments, which may come from input (a glob of
+    // file names): escaped like every other name, and bounded.
+    std::string what = cuwheel::printable(e.what());
+    if (what.size() > 2000) what = what.substr(0, 2000) + "... (message cut)";
+    return "cuwheel: error: " + what + "\nRun 'cuwheel --help' or 'cuwheel COMMAND --help' for usage.\n";
   });
   app.set_version_flag("--version", "cuwheel " CUWHEEL_VERSION);
   app.require_subcommand(1);

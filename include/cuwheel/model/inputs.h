@@ -71,17 +71,28 @@ struct WalkOptions {
 /// inside it go to visitor.error() and the walk continues.
 Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor& visitor);
 
+/// The most bytes of one `*.dist-info/RECORD` read (torch 2.15's is 1.6 MB).
+inline constexpr size_t kMaxRecordBytes = size_t{16} << 20;
+
 /// Maps files under a site-packages directory to the distribution that
-/// installed them, from every `*.dist-info/RECORD` directly inside `dir`.
-/// Keys are paths relative to `dir` with '/' separators; values are the
-/// distribution names as the dist-info directory spells them.
-std::map<std::string, std::string> record_owners(const std::string& dir);
+/// installed them, from every `*.dist-info/RECORD` directly inside `dir`
+/// (read with the RECORD parser, so quoted names with commas or newlines
+/// map as they are written). Keys are paths relative to `dir` with '/'
+/// separators; values are the distribution names as the dist-info
+/// directory spells them. A RECORD that is not a regular file (a FIFO, a
+/// link to /dev/zero), cannot be read or is larger than kMaxRecordBytes
+/// owns nothing and is reported in `errors` as (path, message) when given.
+std::map<std::string, std::string> record_owners(const std::string& dir,
+                                                 std::vector<std::pair<std::string, std::string>>* errors = nullptr);
+
 
 /// The decode budget (object/devicecode.h) each object of a walk draws
 /// from, for a visitor that reads payloads: one per wheel, tied to the
-/// wheel's file size; one per static archive met outside a wheel, tied to
-/// the archive's size; none for a plain object (read_device_code then
-/// gives the object one of its own size). Call begin_input() and
+/// wheel's file size; one per folder, tied to the sizes of the files read
+/// in it so far (a hundred small bombs in a folder share one floor); one
+/// per static archive met outside a wheel or folder, tied to the
+/// archive's size; none for a plain object (read_device_code then gives
+/// the object one of its own size). Call begin_input() and
 /// begin_archive() from the visitor's methods of the same names.
 class InputBudgets {
  public:
@@ -93,8 +104,10 @@ class InputBudgets {
   DecodeBudget* for_object(const ObjectRef& obj);
 
  private:
-  std::optional<DecodeBudget> wheel_, archive_;
+  std::optional<DecodeBudget> wheel_, archive_, folder_;
   std::string archive_name_;  ///< ObjectRef::member of the archive archive_ belongs to
+  std::string folder_file_;   ///< the folder's file whose size folder_ took last
+  bool archive_counted_ = false;
 };
 
 /// True when a member or file name is obviously not an object (Python

@@ -97,6 +97,9 @@ class DecodeBudget {
   explicit DecodeBudget(uint64_t stored_size);
   /// Takes `n` bytes. Returns false, taking nothing, when fewer remain.
   bool take(uint64_t n);
+  /// Adds `n` stored bytes to what the limit is tied to (a folder's budget
+  /// grows file by file; the floor is not added again).
+  void add_stored(uint64_t n);
   uint64_t limit() const { return limit_; }        ///< bytes in all
   uint64_t used() const { return used_; }          ///< bytes taken so far
   uint64_t stored_size() const { return stored_; } ///< what the limit is tied to
