@@ -230,7 +230,7 @@ expect_rc 0 check --format sarif "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x8
 expect_out '"level": "note"'
 expect_rc 2 check --deps "$DP/nope" "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x86_64.whl"
 expect_rc 2 check --deps "$BIN/libplain.so" "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x86_64.whl"
-expect_out 'takes wheels; this is not one'
+expect_out 'takes wheels or an installed environment; this is neither'
 expect_rc 2 check --deps "" "$DP/dp_torchext-1.0-py3-none-manylinux_2_36_x86_64.whl"
 
 # Review regressions: a library cut inside its section header table, a raw
