@@ -71,7 +71,7 @@ struct WalkOptions {
 /// inside it go to visitor.error() and the walk continues.
 Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor& visitor);
 
-/// The most bytes of one `*.dist-info/RECORD` read (torch 2.15's is 1.6 MB).
+/// The most bytes of one `*.dist-info/RECORD` read (torch 2.15's is 1.3 MB).
 inline constexpr size_t kMaxRecordBytes = size_t{16} << 20;
 
 /// Maps files under a site-packages directory to the distribution that
