@@ -265,9 +265,19 @@ Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor
       }
       for (; it != end; it.increment(dec)) {
         std::error_code sec;
-        if (it->is_symlink(sec)) continue;  // links would visit the same library twice
+        const bool wheel_name = it->path().extension() == ".whl";
+        if (it->is_symlink(sec)) {
+          // Links would visit the same library twice; a *.whl link that leads
+          // to no regular file (dangling, to a FIFO) is named, as check does.
+          std::error_code tec;
+          if (wheel_name && !fs::is_regular_file(it->path(), tec) && !fs::is_directory(it->path(), tec))
+            v.error(it->path().string(), Error(it->path().string() + ": not a regular file"));
+          continue;
+        }
         if (it->is_directory(sec)) pending.push_back(it->path());
         else if (it->is_regular_file(sec)) files.push_back(it->path());
+        else if (wheel_name)  // a FIFO, socket or device named *.whl: never opened (a FIFO would block)
+          v.error(it->path().string(), Error(it->path().string() + ": not a regular file"));
       }
       if (dec) v.error(dir.string(), Error(dir.string() + ": cannot read the directory: " + dec.message()));
     }

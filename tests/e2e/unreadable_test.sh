@@ -63,6 +63,21 @@ for f in cut64.so cut567.so phnum.so shnum.so shoff.so phoff.so empty bad-1.0-py
   done
 done
 
+# A folder whose *.whl entries are a FIFO and a dangling link: every command
+# names both (list and show skipped them and said "no ELF files found").
+mkdir -p "$WORK/oddwheels"
+mkfifo "$WORK/oddwheels/x-1.0-py3-none-any.whl"
+ln -s "$WORK/nowhere.whl" "$WORK/oddwheels/y-1.0-py3-none-any.whl"
+for cmd in list show check; do
+  timeout 30 "$CUWHEEL" "$cmd" "$WORK/oddwheels" >"$WORK/out" 2>"$WORK/err" </dev/null
+  rc=$?
+  cat "$WORK/out" "$WORK/err" >"$WORK/both"
+  if [ "$rc" = 2 ]; then ok; else bad "$cmd oddwheels: exit $rc, expected 2"; fi
+  for f in x-1.0-py3-none-any.whl y-1.0-py3-none-any.whl; do
+    if grep -qF "oddwheels/$f: " "$WORK/both"; then ok; else bad "$cmd oddwheels: $f is not named: $(head -c 300 "$WORK/both")"; fi
+  done
+done
+
 # Read with a warning: every command exits 0 and says so.
 W="section name table (e_shstrndx 30583) is unreadable"
 for cmd in "list" "list --format cuobjdump" "show" "check" "check --format github"; do
