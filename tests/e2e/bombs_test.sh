@@ -14,12 +14,7 @@ set -uo pipefail
 CUWHEEL="$1"
 BOMBS="tests/fixtures/bombs"
 BIN="tests/fixtures/bin"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/common.sh"
 run() {
   local want="$1"
   shift
@@ -119,5 +114,4 @@ has out "member is not listed in RECORD"
 has out "16 members: un/blob00.bin, un/blob01.bin"
 lacks out "unreadable"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -15,12 +15,7 @@
 set -uo pipefail
 CUWHEEL="$1"
 BIN="tests/fixtures/bin"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/common.sh"
 
 DIR=$(python3 - "$WORK" "$BIN" <<'PY'
 import base64, hashlib, os, sys, zipfile
@@ -126,5 +121,4 @@ done
 "$CUWHEEL" diff --format json "$OLD" "$WHL" >"$WORK/out" 2>"$WORK/err"
 if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/out"; then ok; else bad "diff --format json: not JSON"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -9,12 +9,7 @@
 set -uo pipefail
 CUWHEEL="$1"
 DEPS="tests/fixtures/check/deps"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/common.sh"
 run() {
   local want="$1"
   shift
@@ -88,5 +83,4 @@ run 2 check "$WORK/bombs"
 has "decompression bomb"
 has "taken before"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -12,12 +12,7 @@
 set -uo pipefail
 CUWHEEL="$1"
 LIB="tests/fixtures/bin/libplain.so"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/common.sh"
 
 python3 - "$LIB" "$WORK" <<'PY'
 import os, struct, sys
@@ -101,5 +96,4 @@ if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["summar
 "$CUWHEEL" check --format sarif "$WORK/shstrndx.so" >"$WORK/out"
 if python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))["runs"][0]["invocations"][0]; assert i["executionSuccessful"] and i["toolExecutionNotifications"][0]["level"] == "warning"' "$WORK/out"; then ok; else bad "check sarif: read warning notification"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish
