@@ -99,4 +99,14 @@ std::optional<GrowthLimit> parse_growth_limit(std::string_view text);
 /// Shrinking never exceeds it; any growth from 0 exceeds a percentage.
 bool exceeds(const GrowthLimit& limit, uint64_t old_size, uint64_t new_size);
 
+/// One growth gate of `cuwheel diff` (--max-growth on the wheel file,
+/// --max-installed-growth on the installed size) and its outcome.
+struct Gate {
+  std::string what;  ///< "wheel size" or "installed size"
+  std::string flag;  ///< "--max-growth" or "--max-installed-growth"
+  GrowthLimit limit;
+  uint64_t old_size = 0, new_size = 0;  ///< bytes
+  bool exceeded = false;
+};
+
 }  // namespace cuwheel::diff
