@@ -140,6 +140,38 @@ std::string digest_of(const Blob& b, const std::string& algorithm) {
   return algo + "=" + base64url_nopad(ByteView(reinterpret_cast<const uint8_t*>(raw.data()), raw.size()));
 }
 
+// Reads the .dist-info files a wheel and an installed distribution both
+// hold (PEP 427, PEP 376/PEP 627): METADATA, WHEEL, RECORD and
+// entry_points.txt of m.dist_info, each through `read` (nullopt: not there,
+// or not readable, which `read` reports itself). A wheel must have WHEEL
+// and RECORD; an installed distribution's absent WHEEL or RECORD is no
+// error here (RECORD decides elsewhere whether a folder is one).
+void read_dist_info(CheckModel& m, bool wheel,
+                    const std::function<std::optional<std::string>(const std::string&)>& read) {
+  auto view = [](const std::string& t) { return ByteView(reinterpret_cast<const uint8_t*>(t.data()), t.size()); };
+  const std::string& di = m.dist_info;
+  WarningSink warnings;
+  if (auto t = read("METADATA")) {
+    auto md = CoreMetadata::parse(view(*t), di + "/METADATA", warnings);
+    if (md) m.metadata = std::move(*md);
+    else m.metadata_error = md.error().message();
+  } else {
+    m.metadata_error = di + "/METADATA is missing";
+  }
+  m.metadata_warnings = warnings.messages();
+  WarningSink ww, rw, ew;
+  if (auto t = read("WHEEL")) {
+    auto wi = WheelInfo::parse(view(*t), di + "/WHEEL", ww);
+    if (wi) m.wheel_info = std::move(*wi);
+    else m.wheel_info_error = wi.error().message();
+  } else if (wheel) {
+    m.wheel_info_error = di + "/WHEEL is missing";
+  }
+  if (auto t = read("RECORD")) m.record = Record::parse(view(*t), di + "/RECORD", rw);
+  else if (wheel) m.record_error = di + "/RECORD is missing";
+  if (auto t = read("entry_points.txt")) m.entry_points = parse_entry_points(view(*t), di + "/entry_points.txt", ew);
+}
+
 Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptions& opts,
                                        const std::function<void(const std::string&)>& progress) {
   auto w = Wheel::open(path);
@@ -169,41 +201,19 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
     m.members.push_back(std::move(mm));
   }
   auto loc = locate_dist_info(names, fn ? &*fn : nullptr, path);
-  auto read_meta = [&](const std::string& name) -> std::optional<Blob> {
-    const ZipMember* zm = w->find(m.dist_info + "/" + name);
-    if (!zm) return std::nullopt;
-    auto b = w->read(*zm);
-    if (!b) {
-      m.read_errors.emplace_back(path + ":" + zm->name, b.error().message());
-      return std::nullopt;
-    }
-    return *b;
-  };
   if (loc) {
     m.dist_info = loc->dir;
-    WarningSink warnings;
-    if (auto b = read_meta("METADATA")) {
-      auto md = CoreMetadata::parse(b->view(), m.dist_info + "/METADATA", warnings);
-      if (md) m.metadata = std::move(*md);
-      else m.metadata_error = md.error().message();
-    } else {
-      m.metadata_error = m.dist_info + "/METADATA is missing";
-    }
-    m.metadata_warnings = warnings.messages();
-    WarningSink ww;
-    if (auto b = read_meta("WHEEL")) {
-      auto wi = WheelInfo::parse(b->view(), m.dist_info + "/WHEEL", ww);
-      if (wi) m.wheel_info = std::move(*wi);
-      else m.wheel_info_error = wi.error().message();
-    } else {
-      m.wheel_info_error = m.dist_info + "/WHEEL is missing";
-    }
-    WarningSink rw;
-    if (auto b = read_meta("RECORD")) m.record = Record::parse(b->view(), m.dist_info + "/RECORD", rw);
-    else m.record_error = m.dist_info + "/RECORD is missing";
-    WarningSink ew;
-    if (auto b = read_meta("entry_points.txt"))
-      m.entry_points = parse_entry_points(b->view(), m.dist_info + "/entry_points.txt", ew);
+    read_dist_info(m, /*wheel=*/true, [&](const std::string& name) -> std::optional<std::string> {
+      const ZipMember* zm = w->find(m.dist_info + "/" + name);
+      if (!zm) return std::nullopt;
+      auto b = w->read(*zm);
+      if (!b) {
+        m.read_errors.emplace_back(path + ":" + zm->name, b.error().message());
+        return std::nullopt;
+      }
+      ByteView v = b->view();
+      return std::string(reinterpret_cast<const char*>(v.data()), v.size());
+    });
   } else {
     m.metadata_error = loc.error().message();
   }
@@ -628,16 +638,10 @@ std::vector<CheckModel> split_installed(CheckModel folder, const std::string& pa
       }
       return *t;
     };
-    auto view = [](const std::string& s) { return ByteView(reinterpret_cast<const uint8_t*>(s.data()), s.size()); };
-    WarningSink warnings;
-    if (auto t = text("METADATA")) {
-      auto md = CoreMetadata::parse(view(*t), di + "/METADATA", warnings);
-      if (md) m.metadata = std::move(*md);
-      else m.metadata_error = md.error().message();
-    } else {
-      m.metadata_error = di + "/METADATA is missing";
-    }
-    m.metadata_warnings = warnings.messages();
+    // (A RECORD that does not read is reported once, by the folder's walk: record_owners.)
+    read_dist_info(m, /*wheel=*/false, [&](const std::string& name) {
+      return name == "RECORD" ? text(name, kMaxRecordBytes, false) : text(name);
+    });
     // Two versions of one distribution in one folder (a copy left behind):
     // the loader sees one set of files; say so rather than split them.
     if (m.metadata && !m.metadata->name.empty()) {
@@ -647,15 +651,6 @@ std::vector<CheckModel> split_installed(CheckModel folder, const std::string& pa
                                    "a second installed copy of " + printable(m.metadata->name) + " beside " +
                                        printable(it->second) + ": the folder is not one environment pip would make");
     }
-    WarningSink ww, rw, ew;
-    if (auto t = text("WHEEL")) {
-      auto wi = WheelInfo::parse(view(*t), di + "/WHEEL", ww);
-      if (wi) m.wheel_info = std::move(*wi);
-      else m.wheel_info_error = wi.error().message();
-    }
-    // (A RECORD that does not read is reported once, by the folder's walk: record_owners.)
-    if (auto t = text("RECORD", kMaxRecordBytes, false)) m.record = Record::parse(view(*t), di + "/RECORD", rw);
-    if (auto t = text("entry_points.txt")) m.entry_points = parse_entry_points(view(*t), di + "/entry_points.txt", ew);
     LoadsScan loads(m);
     if (m.record)
       for (const auto& e : m.record->entries) {
