@@ -147,41 +147,6 @@ void visit_bytes(ObjectRef ref, ByteView bytes, InputVisitor& v, const WalkOptio
   }
 }
 
-void walk_wheel(const std::string& path, const WalkOptions& opts, InputVisitor& v, const std::string& owner) {
-  auto w = Wheel::open(path);
-  if (!w) {
-    v.error(path, w.error());
-    return;
-  }
-  const uint64_t total = w->archive_size();
-  uint64_t done = 0;
-  for (const auto& m : w->members()) {
-    done += m.compressed_size;
-    v.progress(path, std::min(done, total), total);
-    if (m.is_dir || skip_by_name(m.name)) continue;
-    const std::string where = path + ":" + printable(m.name);
-    auto head = w->peek(m, kIdentifyBytes);
-    if (!head) {
-      v.error(where, head.error());
-      continue;
-    }
-    FileKind s = identify(*head);
-    if (s != FileKind::elf && s != FileKind::fatbin && s != FileKind::archive) continue;
-    auto blob = w->read(m);
-    if (!blob) {
-      v.error(where, blob.error());
-      continue;
-    }
-    ObjectRef ref;
-    ref.input = path;
-    ref.input_kind = InputKind::wheel;
-    ref.member = m.name;
-    ref.owner = owner;
-    ref.blob = &*blob;
-    visit_bytes(ref, blob->view(), v, opts);
-  }
-}
-
 void walk_file(const std::string& path, InputKind kind, const std::string& member, const std::string& owner,
                const WalkOptions& opts, InputVisitor& v, const std::string& input) {
   auto b = Blob::map_file(path);
@@ -233,6 +198,62 @@ std::map<std::string, std::string> record_owners(const std::string& dir,
   }
   return owners;
 }
+
+Status walk_wheel(const std::string& path, const WalkOptions& opts, InputVisitor& v, const std::string& owner) {
+  auto w = Wheel::open(path);
+  if (!w) return w.error();
+  v.begin_wheel(path, *w);
+  const uint64_t total = w->archive_size();
+  uint64_t done = 0;
+  const auto& members = w->members();
+  for (size_t i = 0; i < members.size(); ++i) {
+    const ZipMember& m = members[i];
+    done += m.compressed_size;
+    v.progress(path, std::min(done, total), total);
+    if (m.is_dir) continue;
+    const bool whole = v.wheel_member(path, m, i);
+    const bool maybe_object = !skip_by_name(m.name);
+    if (!whole && !maybe_object) continue;
+    auto wanted = [&](FileKind k) {
+      return k == FileKind::elf || k == FileKind::archive || (k == FileKind::fatbin && opts.wheel_fatbins);
+    };
+    const std::string where = path + ":" + printable(m.name);
+    if (!whole) {
+      auto head = w->peek(m, kIdentifyBytes);
+      if (!head) {
+        v.wheel_member_error(where, m, i, head.error());
+        continue;
+      }
+      if (!wanted(identify(*head))) continue;
+    }
+    auto blob = w->read(m);
+    if (!blob) {
+      v.wheel_member_error(where, m, i, blob.error());
+      continue;
+    }
+    ObjectRef ref;
+    ref.input = path;
+    ref.input_kind = InputKind::wheel;
+    ref.member = m.name;
+    ref.owner = owner;
+    ref.blob = &*blob;
+    if (maybe_object && wanted(identify(blob->view()))) visit_bytes(ref, blob->view(), v, opts);
+    if (whole) {
+      ref.bytes = blob->view();
+      v.wheel_member_read(ref, m, i, *blob);
+    }
+  }
+  return Ok{};
+}
+
+namespace {
+
+// A wheel inside a walk: one that cannot be opened is an error of the walk.
+void walk_wheel_reporting(const std::string& path, const WalkOptions& opts, InputVisitor& v, const std::string& owner) {
+  if (Status s = walk_wheel(path, opts, v, owner); !s) v.error(path, s.error());
+}
+
+}  // namespace
 
 Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor& v) {
   std::error_code ec;
@@ -297,7 +318,7 @@ Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor
       auto owner = owners.find(rel);
       std::string who = owner == owners.end() ? "" : owner->second;
       if (s == FileKind::zip && f.extension() == ".whl") {
-        walk_wheel(f.string(), opts, v, who);
+        walk_wheel_reporting(f.string(), opts, v, who);
       } else if (s == FileKind::elf || s == FileKind::fatbin || s == FileKind::archive) {
         walk_file(f.string(), InputKind::directory, rel, who, opts, v, path);
       }
@@ -313,7 +334,7 @@ Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor
   FileKind s = identify(*head);
   if (s == FileKind::zip) {
     v.begin_input(path, InputKind::wheel);
-    walk_wheel(path, opts, v, "");
+    walk_wheel_reporting(path, opts, v, "");
   } else if (s == FileKind::archive) {
     v.begin_input(path, InputKind::archive);
     walk_file(path, InputKind::archive, "", "", opts, v, path);

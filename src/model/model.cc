@@ -172,100 +172,118 @@ void read_dist_info(CheckModel& m, bool wheel,
   if (auto t = read("entry_points.txt")) m.entry_points = parse_entry_points(view(*t), di + "/entry_points.txt", ew);
 }
 
-Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptions& opts,
-                                       const std::function<void(const std::string&)>& progress) {
-  auto w = Wheel::open(path);
-  if (!w) return w.error();
-  CheckModel m;
-  m.path = path;
-  m.kind = CheckModel::Kind::wheel;
-  m.archive_size = w->archive_size();
-  m.filename = fs::path(path).filename().string();
-  auto fn = WheelFilename::parse(m.filename);
-  if (fn) m.parsed_filename = *fn;
-  else m.filename_error = fn.error().message();
+// check's model of one wheel, built during the one walk of its members
+// (walk_wheel, model/inputs.h): the central directory and .dist-info when
+// the wheel opens, then per member what the rules need. A member is read
+// whole when RECORD lists it with a hash record-mismatch compares
+// (sha256, sha384, sha512) or when it names loads (Python sources, package
+// JSON); otherwise only when its first bytes are an ELF file's or a static
+// archive's. A member RECORD does not list is reported by name alone, and
+// not read unless it may be an object (a thousand members that RECORD does
+// not list are not each inflated).
+class WheelModelVisitor : public InputVisitor {
+ public:
+  WheelModelVisitor(CheckModel& m, const BuildOptions& opts, const std::function<void(const std::string&)>& progress)
+      : m_(m), opts_(opts), progress_(progress), loads_(m) {}
 
-  // One decode budget for every library of the wheel, tied to the wheel's
-  // file size (object/devicecode.h).
-  DecodeBudget budget(w->archive_size());
-  LoadsScan loads(m);
-  std::vector<std::string> names;
-  for (const auto& zm : w->members()) {
-    names.push_back(zm.name);
-    MemberModel mm;
-    mm.name = zm.name;
-    mm.compressed_size = zm.compressed_size;
-    mm.size = zm.uncompressed_size;
-    mm.crc32 = zm.crc32;
-    mm.issues = zm.issues;
-    m.members.push_back(std::move(mm));
-  }
-  auto loc = locate_dist_info(names, fn ? &*fn : nullptr, path);
-  if (loc) {
-    m.dist_info = loc->dir;
-    read_dist_info(m, /*wheel=*/true, [&](const std::string& name) -> std::optional<std::string> {
-      const ZipMember* zm = w->find(m.dist_info + "/" + name);
+  void begin_wheel(const std::string& path, Wheel& w) override {
+    m_.archive_size = w.archive_size();
+    // One decode budget for every library of the wheel, tied to the
+    // wheel's file size (object/devicecode.h).
+    budget_.emplace(w.archive_size());
+    std::vector<std::string> names;
+    for (const auto& zm : w.members()) {
+      names.push_back(zm.name);
+      MemberModel mm;
+      mm.name = zm.name;
+      mm.compressed_size = zm.compressed_size;
+      mm.size = zm.uncompressed_size;
+      mm.crc32 = zm.crc32;
+      mm.issues = zm.issues;
+      m_.members.push_back(std::move(mm));
+    }
+    auto loc = locate_dist_info(names, m_.parsed_filename ? &*m_.parsed_filename : nullptr, path);
+    if (!loc) {
+      m_.metadata_error = loc.error().message();
+      return;
+    }
+    m_.dist_info = loc->dir;
+    read_dist_info(m_, /*wheel=*/true, [&](const std::string& name) -> std::optional<std::string> {
+      const ZipMember* zm = w.find(m_.dist_info + "/" + name);
       if (!zm) return std::nullopt;
-      auto b = w->read(*zm);
+      auto b = w.read(*zm);
       if (!b) {
-        m.read_errors.emplace_back(path + ":" + zm->name, b.error().message());
+        m_.read_errors.emplace_back(path + ":" + zm->name, b.error().message());
         return std::nullopt;
       }
       ByteView v = b->view();
       return std::string(reinterpret_cast<const char*>(v.data()), v.size());
     });
-  } else {
-    m.metadata_error = loc.error().message();
   }
 
-  for (size_t i = 0; i < w->members().size(); ++i) {
-    const ZipMember& zm = w->members()[i];
-    MemberModel& mm = m.members[i];
-    if (zm.is_dir) continue;
-    if (progress) progress(path + ":" + zm.name);
-    const bool maybe_object = !skip_by_name(zm.name);
-    // A digest is worth its read only when RECORD lists the member with a
-    // hash that record-mismatch compares (sha256, sha384, sha512): a
-    // member RECORD does not list is reported by name alone, and is not
-    // read at all unless it may be an object or name loads (a thousand
-    // members that RECORD does not list are not each inflated).
-    std::string algo;
-    if (opts.hash_members && m.record)
-      if (const RecordEntry* re = m.record->find(zm.name);
+  bool wheel_member(const std::string& path, const ZipMember& zm, size_t index) override {
+    if (progress_) progress_(path + ":" + zm.name);
+    current_ = index;
+    std::string& algo = algo_;
+    algo.clear();
+    if (opts_.hash_members && m_.record)
+      if (const RecordEntry* re = m_.record->find(zm.name);
           re && (re->hash_algorithm == "sha256" || re->hash_algorithm == "sha384" || re->hash_algorithm == "sha512"))
         algo = re->hash_algorithm;
-    const bool hash = !algo.empty();
     // Python sources and package JSON are read for the loads they name.
-    const bool loads_text = opts.hash_members && (zm.name.ends_with(".py") ||
-                                                  (zm.name.ends_with(".json") && zm.uncompressed_size <= (1u << 20)));
-    if (!hash && !maybe_object && !loads_text) continue;
-    if (!hash && !loads_text) {
-      auto head = w->peek(zm, kIdentifyBytes);
-      if (!head) {  // the member cannot be read at all: say so, never skip it
-        mm.read_error = head.error().message();
-        m.read_errors.emplace_back(path + ":" + printable(zm.name), mm.read_error);
-        continue;
-      }
-      if (!is_library_like(*head)) continue;
-    }
-    auto b = w->read(zm);
-    if (!b) {
-      mm.read_error = b.error().message();
-      m.read_errors.emplace_back(path + ":" + printable(zm.name), mm.read_error);
-      continue;
-    }
-    mm.read_ok = true;
-    ByteView v = b->view();
-    const Blob& blob = *b;
-    auto done = [&blob, v](ByteView part) {
-      if (part.data() >= v.data() && part.data() + part.size() <= v.data() + v.size())
-        blob.release(static_cast<uint64_t>(part.data() - v.data()), part.size());
-    };
-    if (maybe_object && is_library_like(v)) read_object_bytes(m, zm.name, "", v, done, &budget);
-    loads.scan(zm.name, v);
-    if (hash) mm.digest = digest_of(blob, algo);
+    const bool loads_text = opts_.hash_members && (zm.name.ends_with(".py") ||
+                                                   (zm.name.ends_with(".json") && zm.uncompressed_size <= (1u << 20)));
+    return !algo.empty() || loads_text;
   }
-  loads.finish();
+
+  void object(const ObjectRef& o) override {
+    if (!is_library_like(o.bytes)) return;  // a raw fatbin member is listed by `list`, not checked
+    m_.members[current_].read_ok = true;
+    read_object_bytes(m_, o.member, "", o.bytes, [&o](ByteView part) { o.release(part); }, &*budget_);
+  }
+
+  void wheel_member_read(const ObjectRef& ref, const ZipMember& zm, size_t index, const Blob& blob) override {
+    MemberModel& mm = m_.members[index];
+    mm.read_ok = true;
+    loads_.scan(zm.name, ref.bytes);
+    if (!algo_.empty()) mm.digest = digest_of(blob, algo_);
+  }
+
+  void wheel_member_error(const std::string& where, const ZipMember& zm, size_t index, const Error& err) override {
+    MemberModel& mm = m_.members[index];
+    mm.read_error = err.message();
+    m_.read_errors.emplace_back(where, mm.read_error);
+  }
+
+  void error(const std::string& where, const Error& err) override { m_.read_errors.emplace_back(where, err.message()); }
+
+  void finish() { loads_.finish(); }
+
+ private:
+  CheckModel& m_;
+  const BuildOptions& opts_;
+  const std::function<void(const std::string&)>& progress_;
+  LoadsScan loads_;
+  std::optional<DecodeBudget> budget_;
+  std::string algo_;  ///< the RECORD hash of the member being walked ("" = none to compare)
+  size_t current_ = 0;  ///< the member being walked: the last one wheel_member() was asked about
+};
+
+Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptions& opts,
+                                       const std::function<void(const std::string&)>& progress) {
+  CheckModel m;
+  m.path = path;
+  m.kind = CheckModel::Kind::wheel;
+  m.filename = fs::path(path).filename().string();
+  auto fn = WheelFilename::parse(m.filename);
+  if (fn) m.parsed_filename = *fn;
+  else m.filename_error = fn.error().message();
+  WheelModelVisitor v(m, opts, progress);
+  WalkOptions wo;
+  wo.expand_archives = false;  // read_object_bytes reads an archive's members itself
+  wo.wheel_fatbins = false;
+  if (Status s = walk_wheel(path, wo, v); !s) return s.error();
+  v.finish();
   return m;
 }
 

@@ -20,6 +20,7 @@
 #include "cuwheel/base/expected.h"
 #include "cuwheel/base/source.h"
 #include "cuwheel/object/devicecode.h"
+#include "cuwheel/wheel/wheel.h"
 
 namespace cuwheel {
 
@@ -57,6 +58,27 @@ struct InputVisitor {
   virtual void end_input(const std::string& path) {}
   /// Progress: the number of bytes of the current input handled so far.
   virtual void progress(const std::string& path, uint64_t done, uint64_t total) {}
+
+  // Wheels: a visitor that needs more than the objects (check hashes the
+  // members RECORD lists and scans Python sources for the libraries they
+  // load) takes part in the walk of each wheel's members.
+  /// The wheel is open, before its members: its central directory and
+  /// .dist-info can be read from `wheel`.
+  virtual void begin_wheel(const std::string& path, Wheel& wheel) {}
+  /// Each member that is not a folder, in central-directory order
+  /// (`index` into Wheel::members()), before the walk decides whether to
+  /// read it: true reads it whole, whatever it holds, and hands its bytes
+  /// to wheel_member_read(); false (the default) reads it only when its
+  /// first bytes are an object's (and its name may be one's:
+  /// skip_by_name()).
+  virtual bool wheel_member(const std::string& path, const ZipMember& m, size_t index) { return false; }
+  /// The bytes of a member wheel_member() asked for, after the objects in
+  /// it (if it is one) were visited. `ref.bytes` is the whole member.
+  virtual void wheel_member_read(const ObjectRef& ref, const ZipMember& m, size_t index, const Blob& blob) {}
+  /// A member that could not be peeked at or read; by default error().
+  virtual void wheel_member_error(const std::string& where, const ZipMember& m, size_t index, const Error& err) {
+    error(where, err);
+  }
 };
 
 struct WalkOptions {
@@ -64,12 +86,22 @@ struct WalkOptions {
   bool expand_archives = true;   ///< visit the members of static archives
   /// In directories: skip files larger than this (bytes), 0 = no limit.
   uint64_t max_file_size = 0;
+  /// Visit raw fatbin members of wheels (list does; check reads ELF files
+  /// and archives only).
+  bool wheel_fatbins = true;
 };
 
 /// Walks one input. Returns an Error only when the input itself cannot be
 /// opened at all (missing, unreadable, not a recognised format); problems
 /// inside it go to visitor.error() and the walk continues.
 Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor& visitor);
+
+/// Walks the members of the wheel (any zip) at `path`, as walk_input()
+/// does for a wheel, without begin_input()/end_input(). Returns an Error
+/// only when the zip cannot be opened (Wheel::open's error); problems
+/// inside it go to the visitor. `owner`: ObjectRef::owner of its objects.
+Status walk_wheel(const std::string& path, const WalkOptions& opts, InputVisitor& visitor,
+                  const std::string& owner = "");
 
 /// The most bytes of one `*.dist-info/RECORD` read (torch 2.15's is 1.3 MB).
 inline constexpr size_t kMaxRecordBytes = size_t{16} << 20;
