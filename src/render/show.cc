@@ -326,8 +326,10 @@ std::string render_show_text(const nlohmann::ordered_json& in) {
       out += "  compression   " + join(esc_all(dc["compression"]), ", ") + "\n";
       for (const auto& d : dc["data_sections"]) {
         size_t n = d["containers"].get<size_t>();
+        // A section whose name does not read (a lying e_shstrndx) is named by its absence.
+        const std::string section = esc(d["section"]);
         out += "  loaded itself " + std::to_string(n) + (n == 1 ? " container" : " containers") + " in " +
-               esc(d["section"]) + " (counted above; cuobjdump does not list them)\n";
+               (section.empty() ? std::string("a section without a readable name") : section) + " (counted above; cuobjdump does not list them)\n";
       }
       out += "  kernels       " + std::to_string(dc["kernels"].get<size_t>()) +
              (dc["kernels_complete"].get<bool>() ? "" : " (some payloads unreadable)") + "\n";
