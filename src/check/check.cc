@@ -56,6 +56,11 @@ void Emitter::emit_on(const CheckModel& model, const std::string& member, const 
   f.message = message;
   f.hint = hint;
   out_.push_back(std::move(f));
+  last_ = out_.size() - 1;
+}
+
+void Emitter::attach_fix(Fix fix) {
+  if (last_ && *last_ < out_.size()) out_[*last_].fix = std::move(fix);
 }
 
 const std::vector<RuleInfo>& rules() {

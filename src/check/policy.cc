@@ -20,24 +20,6 @@ namespace fs = std::filesystem;
 
 namespace cuwheel::check {
 
-std::string_view to_string(Severity s) {
-  switch (s) {
-    case Severity::off: return "off";
-    case Severity::warning: return "warning";
-    case Severity::error: return "error";
-    case Severity::note: return "note";
-  }
-  return "error";
-}
-
-std::optional<Severity> parse_severity(std::string_view s) {
-  if (s == "off" || s == "ignore") return Severity::off;
-  if (s == "warning" || s == "warn") return Severity::warning;
-  if (s == "error") return Severity::error;
-  if (s == "note") return Severity::note;
-  return std::nullopt;
-}
-
 std::optional<uint64_t> parse_size(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);

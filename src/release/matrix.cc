@@ -151,6 +151,20 @@ nlohmann::ordered_json Result::matrix() const {
 
 namespace {
 
+// Reports a guard that fired: on row `row` (0-based), or on the whole
+// matrix when it is -1.
+void guard(Result& res, const char* rule, std::string message, int row) {
+  Finding f;
+  f.rule = rule;
+  f.severity = Severity::error;
+  f.message = std::move(message);
+  if (row >= 0) {
+    f.index = static_cast<uint64_t>(row);
+    f.location = "row " + std::to_string(row);
+  }
+  res.findings.push_back(std::move(f));
+}
+
 // A SAX pass over generator output before the DOM parse. It finds a parse
 // error (with its byte offset) and a key repeated within one object: RFC
 // 8259 section 4 says the names in an object SHOULD be unique and leaves a
@@ -381,11 +395,11 @@ Result filter(const std::vector<Row>& rows, const Policy& policy, const Options&
   generator.insert(generator.end(), options.generator.begin(), options.generator.end());
   for (const auto& [k, v] : generator)
     if (v != "enable" && v != "disable")
-      res.findings.push_back({"generator-spelling",
+      guard(res, "generator-spelling",
                               "generator input " + k + " = \"" + v +
                                   "\": the generator accepts only \"enable\" or \"disable\" and reads anything else "
                                   "as disabled",
-                              -1});
+                              -1);
 
   // 2. Row by row.
   std::set<std::tuple<std::string, std::string, std::string>> offered;
@@ -401,43 +415,43 @@ Result filter(const std::vector<Row>& rows, const Policy& policy, const Options&
 
     bool bad = false;
     if (!has_nonempty(row, f.desired_cuda)) {
-      res.findings.push_back({"missing-cuda-version", label + ": no " + f.desired_cuda + " (the CUDA train, or cpu)",
-                              static_cast<int>(i)});
+      guard(res, "missing-cuda-version", label + ": no " + f.desired_cuda + " (the CUDA train, or cpu)",
+                              static_cast<int>(i));
       bad = true;
     } else if (!row[f.desired_cuda].is_string()) {
-      res.findings.push_back({"unknown-build", label + ": " + f.desired_cuda + " is not a string", static_cast<int>(i)});
+      guard(res, "unknown-build", label + ": " + f.desired_cuda + " is not a string", static_cast<int>(i));
       bad = true;
     } else if (b.kind == Build::Kind::kUnknown) {
-      res.findings.push_back({"unknown-build",
+      guard(res, "unknown-build",
                               label + ": " + f.desired_cuda + " \"" + cuda +
                                   "\" names no build: expected cuNNN (a CUDA train), cpu, cpu-<arch>, rocmX.Y or xpu",
-                              static_cast<int>(i)});
+                              static_cast<int>(i));
       bad = true;
     } else if (b.kind == Build::Kind::kCuda) {
       if (!has_nonempty(row, f.gpu_arch_version)) {
         if (row.contains(f.gpu_arch_version) || field(row, f.gpu_arch_type).rfind("cuda", 0) == 0) {
-          res.findings.push_back({"missing-cuda-version",
+          guard(res, "missing-cuda-version",
                                   label + ": " + f.desired_cuda + " is " + cuda + " but " + f.gpu_arch_version +
                                       " is empty",
-                                  static_cast<int>(i)});
+                                  static_cast<int>(i));
           bad = true;
         }
       } else if (field(row, f.gpu_arch_version) != train_version(b)) {
-        res.findings.push_back({"cuda-version-mismatch",
+        guard(res, "cuda-version-mismatch",
                                 label + ": " + f.desired_cuda + " is " + cuda + " (CUDA " + train_version(b) +
                                     ") but " + f.gpu_arch_version + " is \"" + field(row, f.gpu_arch_version) + "\"",
-                                static_cast<int>(i)});
+                                static_cast<int>(i));
         bad = true;
       }
     }
     if (row.contains(f.python_version) && !row[f.python_version].is_null() && !row[f.python_version].is_string()) {
       // 3.12 as a JSON number would also turn 3.10 into 3.1: say so.
-      res.findings.push_back({"missing-python",
+      guard(res, "missing-python",
                               label + ": " + f.python_version + " is not a string (write \"3.12\", not 3.12)",
-                              static_cast<int>(i)});
+                              static_cast<int>(i));
       bad = true;
     } else if (!has_nonempty(row, f.python_version)) {
-      res.findings.push_back({"missing-python", label + ": no " + f.python_version, static_cast<int>(i)});
+      guard(res, "missing-python", label + ": no " + f.python_version, static_cast<int>(i));
       bad = true;
     }
     if (bad) continue;
@@ -474,19 +488,19 @@ Result filter(const std::vector<Row>& rows, const Policy& policy, const Options&
       continue;
     }
     if (!allowed_python(py)) {
-      res.findings.push_back({"python-not-allowed",
+      guard(res, "python-not-allowed",
                               label + ": python " + py + " is not in the allowlist (" + join(policy.python, ", ") +
                                   ") and not excluded with a reason",
-                              static_cast<int>(i)});
+                              static_cast<int>(i));
       continue;
     }
     if (options.toolkit && b.kind == Build::Kind::kCuda && static_cast<unsigned>(options.toolkit->major) != b.major) {
-      res.findings.push_back({"toolkit-mismatch",
+      guard(res, "toolkit-mismatch",
                               label + ": builds " + b.train + " (CUDA " + std::to_string(b.major) + ") but the toolkit " +
                                   (options.toolkit->source.empty() ? "" : "at " + options.toolkit->source + " ") +
                                   "is CUDA " + std::to_string(options.toolkit->major) + "." +
                                   std::to_string(options.toolkit->minor),
-                              static_cast<int>(i)});
+                              static_cast<int>(i));
       continue;
     }
     kept.push_back(i);
@@ -514,11 +528,11 @@ Result filter(const std::vector<Row>& rows, const Policy& policy, const Options&
     else it->second.push_back(c.python);
   }
   for (const auto& [at, pys] : missing)
-    res.findings.push_back({"missing-combination",
+    guard(res, "missing-combination",
                             "the generator no longer offers " + at.first + " " + at.second + " for python " +
                                 join(pys, ", ") + ", which the policy advertises (a missing row publishes fewer wheels "
                                 "under a green check)",
-                            -1});
+                            -1);
 
   // 4. Pull-request mode: one representative row.
   if (options.pr && !kept.empty()) {
@@ -535,8 +549,8 @@ Result filter(const std::vector<Row>& rows, const Policy& policy, const Options&
         }
       }
       if (!pick)
-        res.findings.push_back({"representative-missing",
-                                "no kept row matches the representative " + r.to_string(), -1});
+        guard(res, "representative-missing",
+                                "no kept row matches the representative " + r.to_string(), -1);
     } else {
       // Newest train, then newest Python; x86_64 before other architectures.
       auto key = [&](size_t i) {
@@ -559,9 +573,9 @@ Result filter(const std::vector<Row>& rows, const Policy& policy, const Options&
   std::stable_sort(res.dropped.begin(), res.dropped.end(), [](const Dropped& a, const Dropped& b) { return a.row < b.row; });
 
   // Every row is kept, dropped, or failed a guard.
-  std::set<int> failed;
+  std::set<uint64_t> failed;
   for (const auto& fd : res.findings)
-    if (fd.row >= 0) failed.insert(fd.row);
+    if (fd.index) failed.insert(*fd.index);
   res.rows_failed = failed.size();
 
   // 5. An empty matrix is a failure: no build job reads as a green check.
@@ -577,7 +591,7 @@ Result filter(const std::vector<Row>& rows, const Policy& policy, const Options&
       if (options.arch) msg += ", architecture " + *options.arch + " requested";
       msg += "): a workflow with no build job reads as a green check for a build that never happened";
     }
-    res.findings.push_back({"empty-matrix", msg, -1});
+    guard(res, "empty-matrix", msg, -1);
   }
   // The messages quote row values, field names, policy entries and paths:
   // escaped here, once, so that no caller can print them raw. printable()

@@ -149,7 +149,12 @@ class Verifier {
 
  private:
   void add(const std::string& file, std::string code, std::string message) {
-    r_.findings.push_back({file, std::move(code), std::move(message)});
+    Finding f;
+    f.rule = std::move(code);
+    f.severity = Severity::error;
+    f.member = file;
+    f.message = std::move(message);
+    r_.findings.push_back(std::move(f));
   }
 
   // The distribution a file-name part belongs to, or an extra finding.
@@ -367,7 +372,7 @@ class Verifier {
 
 bool VerifyReport::any_unreadable() const {
   for (const auto& f : findings)
-    if (f.code == "unreadable") return true;
+    if (f.rule == "unreadable") return true;
   return false;
 }
 
@@ -408,8 +413,9 @@ Expected<VerifyReport> verify_release(const std::string& dir, std::string_view v
   for (const auto& f : report.files) v.file(f);
   v.missing();
   std::stable_sort(report.findings.begin(), report.findings.end(), [](const Finding& a, const Finding& b) {
-    return std::tie(a.file, a.code) < std::tie(b.file, b.code);
+    return std::tie(a.member, a.rule) < std::tie(b.member, b.rule);
   });
+  for (auto& f : report.findings) f.path = dir;
   return report;
 }
 

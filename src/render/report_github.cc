@@ -35,13 +35,16 @@ std::string escape_prop(const std::string& s) {
 }
 }  // namespace
 
+// A message that starts with its location ("sm_70: ...") does not repeat
+// it in brackets.
 std::string render_github(const std::vector<Finding>& findings, const ReportSummary& s) {
   std::string out;
   for (const auto& f : findings) {
     std::string title = f.rule + (f.member.empty() ? "" : " in " + f.member);
-    out += std::string("::") + (f.severity == Severity::error ? "error" : f.severity == Severity::note ? "notice" : "warning") + " file=" + escape_prop(f.path) +
-           ",title=" + escape_prop(title) + "::" +
-           escape_data(f.message + (f.location.empty() ? "" : " [" + f.location + "]") +
+    out += std::string("::") + (f.severity == Severity::error ? "error" : f.severity == Severity::note ? "notice" : "warning") + " " +
+           (f.path.empty() ? std::string() : "file=" + escape_prop(f.path) + ",") +
+           (f.line ? "line=" + std::to_string(*f.line) + "," : std::string()) + "title=" + escape_prop(title) + "::" +
+           escape_data(f.message + (f.location.empty() || f.message.rfind(f.location + ": ", 0) == 0 ? "" : " [" + f.location + "]") +
                        (f.hint.empty() ? "" : " Help: " + f.hint)) +
            "\n";
   }

@@ -10,7 +10,7 @@ std::string render_json(const std::vector<Finding>& findings, const ReportSummar
   json doc;
   doc["schema"] = 1;
   doc["tool"] = "cuwheel " CUWHEEL_VERSION;
-  doc["command"] = "check";
+  doc["command"] = s.command;
   // Findings of one cause share a group number (1, 2, ...; absent for a
   // finding without twins); the array keeps one finding per location.
   std::vector<size_t> group_of(findings.size(), 0);
@@ -23,7 +23,7 @@ std::string render_json(const std::vector<Finding>& findings, const ReportSummar
   json arr = json::array();
   for (size_t i = 0; i < findings.size(); ++i) {
     const Finding& f = findings[i];
-    const RuleInfo* r = find_rule(f.rule);
+    const DiagnosticInfo* r = find_diagnostic(s.command, f.rule);
     arr.push_back(json{{"rule", f.rule},
                        {"code", r ? std::string(r->code) : std::string()},
                        {"severity", std::string(to_string(f.severity))},
@@ -32,6 +32,9 @@ std::string render_json(const std::vector<Finding>& findings, const ReportSummar
                        {"location", f.location},
                        {"message", f.message},
                        {"hint", f.hint}});
+    if (f.offset) arr.back()["offset"] = *f.offset;
+    if (f.line) arr.back()["line"] = *f.line;
+    if (f.index) arr.back()["index"] = *f.index;
     if (group_of[i]) arr.back()["group"] = group_of[i];
   }
   doc["findings"] = arr;

@@ -1,4 +1,4 @@
-// SARIF 2.1.0 renderer for check findings (OASIS SARIF v2.1.0, section 3).
+// SARIF 2.1.0 renderer for diagnostics (OASIS SARIF v2.1.0, section 3).
 #include <nlohmann/json.hpp>
 
 #include "cuwheel/render/report.h"
@@ -36,19 +36,30 @@ std::string path_uri(const std::string& path) {
 
 std::string render_sarif(const std::vector<Finding>& findings, const ReportSummary& s) {
   json rules_arr = json::array();
-  for (const auto& r : rules())
-    rules_arr.push_back(json{{"id", std::string(r.code)},
-                             {"name", std::string(r.name)},
-                             {"shortDescription", json{{"text", std::string(r.summary)}}},
-                             {"defaultConfiguration",
-                              json{{"level", r.default_severity == Severity::error ? "error" : "warning"}}}});
+  for (const auto& r : diagnostics())
+    if (r.command == s.command)
+      rules_arr.push_back(json{{"id", std::string(r.code)},
+                               {"name", std::string(r.name)},
+                               {"shortDescription", json{{"text", std::string(r.summary)}}},
+                               {"defaultConfiguration",
+                                json{{"level", r.default_severity == Severity::error ? "error" : "warning"}}}});
   json results = json::array();
   for (const auto& f : findings) {
-    const RuleInfo* r = find_rule(f.rule);
-    json loc = json{{"physicalLocation", json{{"artifactLocation", json{{"uri", path_uri(f.path)}}}}}};
+    const DiagnosticInfo* r = find_diagnostic(s.command, f.rule);
+    json physical = json{{"artifactLocation", json{{"uri", path_uri(f.path)}}}};
+    if (f.offset || f.line) {
+      json region = json::object();
+      if (f.line) region["startLine"] = *f.line;
+      if (f.offset) region["byteOffset"] = *f.offset;
+      physical["region"] = region;
+    }
+    // An input with no path (an architecture list given as arguments)
+    // has only its logical location.
+    json loc = f.path.empty() ? json::object() : json{{"physicalLocation", physical}};
     if (!f.member.empty() || !f.location.empty())
       loc["logicalLocations"] = json::array({json{{"name", f.member.empty() ? f.location : f.member},
-                                                  {"fullyQualifiedName", f.member + (f.location.empty() ? "" : " (" + f.location + ")")}}});
+                                                  {"fullyQualifiedName", f.member.empty() ? f.location
+                                                                         : f.member + (f.location.empty() ? "" : " (" + f.location + ")")}}});
     std::string text = f.message + (f.hint.empty() ? "" : " Help: " + f.hint);
     results.push_back(json{{"ruleId", r ? std::string(r->code) : f.rule},
                            {"level", f.severity == Severity::error     ? "error"

@@ -134,6 +134,22 @@ bool CheckReport::ok() const {
   return !steps.empty();
 }
 
+std::vector<Diagnostic> CheckReport::diagnostics(const std::string& prefix) const {
+  std::vector<Diagnostic> out;
+  for (const auto& s : steps) {
+    // A step not attempted (compile after a failed nvcc-release) is no
+    // second problem: the first one says it all.
+    if (s.ok || s.message.rfind("not attempted", 0) == 0) continue;
+    Diagnostic d;
+    d.rule = s.name;
+    d.severity = Severity::error;
+    d.path = prefix;
+    d.message = s.message;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 bool parse_nvcc_version(const std::string& text, std::string& release, std::string& version) {
   static const std::regex re(R"(release ([0-9]+\.[0-9]+), V([0-9]+\.[0-9]+\.[0-9]+))");
   std::smatch m;

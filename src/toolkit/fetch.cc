@@ -155,6 +155,29 @@ bool FetchReport::any_rejected() const {
   return false;
 }
 
+std::vector<Diagnostic> FetchReport::diagnostics(const std::string& folder) const {
+  std::vector<Diagnostic> out;
+  auto add = [&](const char* rule, const std::string& member, const std::string& message) {
+    Diagnostic d;
+    d.rule = rule;
+    d.severity = Severity::error;
+    d.path = folder;
+    d.member = member;
+    d.message = message;
+    out.push_back(std::move(d));
+  };
+  if (!key_rejected.empty()) add("key-rejected", "", key_rejected);
+  for (const auto& f : files) {
+    if (f.status == FileOutcome::Status::rejected) add("rpm-rejected", f.file, f.file + ": " + f.message);
+    else if (f.status == FileOutcome::Status::unavailable) add("rpm-unavailable", f.file, f.file + ": " + f.message);
+  }
+  for (const auto& u : unlocked)
+    add("unlocked-file", u, u + ": not a file of the lock for " + toolkit + " (`dnf install " + folder +
+                                "/*.rpm` would install it too); left in place");
+  for (const auto& p : sums.problems) out.push_back(p);
+  return out;
+}
+
 Expected<std::string> local_name(const LockedRpm& rpm) {
   std::string name = last_component(rpm.location);
   if (name.empty() || name == "." || name == ".." || name.find('\0') != std::string::npos)
@@ -313,9 +336,15 @@ SumsCheck check_sums(std::string_view text, const std::string& path, const Locke
   for (const auto& r : tk.rpms)
     if (auto name = local_name(r)) pinned.emplace(*name, lower(r.sha256));
   std::map<std::string, size_t> listed;  // name -> first line
-  auto problem = [&](size_t line, std::string file, const std::string& what) {
-    std::string where = path + ":" + std::to_string(line) + ": ";
-    out.problems.push_back({line, std::move(file), where + what});
+  auto problem = [&](const char* rule, size_t line, std::string file, const std::string& what) {
+    SumsProblem p;
+    p.rule = rule;
+    p.severity = Severity::error;
+    p.path = path;
+    p.member = std::move(file);
+    p.line = line;
+    p.message = path + ":" + std::to_string(line) + ": " + what;
+    out.problems.push_back(std::move(p));
   };
   size_t start = 0;
   while (start < text.size()) {
@@ -333,27 +362,34 @@ SumsCheck check_sums(std::string_view text, const std::string& path, const Locke
       std::string shown(line.substr(0, 80));
       for (char& c : shown)
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-      problem(n, "", "not a sha256sum line (\"<64 hex digits>  <file name>\"): \"" + shown +
+      problem("sums-malformed-line", n, "", "not a sha256sum line (\"<64 hex digits>  <file name>\"): \"" + shown +
                          (line.size() > 80 ? "..." : "") + "\"");
       continue;
     }
     std::string sha = lower(std::string(line.substr(0, 64)));
     auto [first, inserted] = listed.emplace(name, n);
     if (!inserted) {
-      problem(n, name, name + " is listed twice (first on line " + std::to_string(first->second) + ")");
+      problem("sums-listed-twice", n, name, name + " is listed twice (first on line " + std::to_string(first->second) + ")");
       continue;
     }
     auto pin = pinned.find(name);
     if (pin == pinned.end()) {
-      problem(n, name, name + " is listed but is not a file of the lock for " + tk.name);
+      problem("sums-unknown-file", n, name, name + " is listed but is not a file of the lock for " + tk.name);
       continue;
     }
-    if (sha != pin->second) problem(n, name, name + ": sha256 " + sha + ", the lock pins " + pin->second);
+    if (sha != pin->second) problem("sums-digest-mismatch", n, name, name + ": sha256 " + sha + ", the lock pins " + pin->second);
   }
   for (const auto& r : tk.rpms) {
     auto name = local_name(r);
-    if (name && !listed.count(*name))
-      out.problems.push_back({0, *name, path + ": does not list " + *name + ", a file of the lock for " + tk.name});
+    if (name && !listed.count(*name)) {
+      SumsProblem p;
+      p.rule = "sums-missing-file";
+      p.severity = Severity::error;
+      p.path = path;
+      p.member = *name;
+      p.message = path + ": does not list " + *name + ", a file of the lock for " + tk.name;
+      out.problems.push_back(std::move(p));
+    }
   }
   return out;
 }

@@ -198,5 +198,19 @@ expect_rc 2 "gencode upper case"; expect_err "write 'arch=compute_90,code=sm_90'
 run arch "9.0+PTX;9.0a" --to cmake
 expect_rc 0 "exact spellings"; expect_out "90;90a-real" "exact spellings convert"
 
+# The entries' report through the shared renderers (SARIF, GitHub).
+run arch "5.0;7.0;9.0;9.9" --from torch --release 13.0 --format sarif
+expect_rc 1 "sarif report"
+py 'sorted(r["ruleId"] for r in d["runs"][0]["results"]) == ["CW701", "CW702", "CW702"] and all(r["id"].startswith("CW7") for r in d["runs"][0]["tool"]["driver"]["rules"])' "sarif report"
+py '"physicalLocation" not in d["runs"][0]["results"][0]["locations"][0]' "sarif report: no file for an argument list"
+run arch "7.0;7.5;9.0" --release 12.8 --format github -o "$WORK/list.txt"
+expect_rc 0 "github report, deprecated"
+expect_out "::warning title=deprecated-arch::sm_70: CUDA 12.8 deprecates it (Volta, deprecated since 12.8); CUDA 13.0 cannot build it" "github report, deprecated"
+[ "$(cat "$WORK/list.txt")" = "sm_70,sm_75,sm_90" ] && ok || bad "github report: -o FILE holds '$(cat "$WORK/list.txt")'"
+run arch "9.0" --format sarif --to json
+expect_rc 2 "sarif with --to json"; expect_err "the JSON document is --format json" "sarif with --to json"
+run arch "9.0" --format github -o /dev/stdout
+expect_rc 2 "github with -o stdout"; expect_err "writes its report on stdout" "github with -o stdout"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

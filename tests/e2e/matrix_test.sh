@@ -69,6 +69,21 @@ expect_err "error[empty-matrix]: $FIX/generator-linux.json: jetson rows are deli
 [ ! -s "$WORK/out" ] && ok || bad "no matrix on stdout when a guard fires"
 
 # 5. Every row guard on the broken generator output.
+run matrix "${P[@]}" "$FIX/generator-broken.json" --arch x86_64 --format sarif
+expect_rc 1 "broken rows, sarif"
+py '{"CW503", "CW504"} <= {r["ruleId"] for r in d["runs"][0]["results"]} and all(r["id"].startswith("CW5") for r in d["runs"][0]["tool"]["driver"]["rules"])' "broken rows, sarif"
+py 'any(l.get("logicalLocations", [{}])[0].get("name") == "row 2" for r in d["runs"][0]["results"] for l in r["locations"])' "broken rows, sarif row"
+run matrix "${P[@]}" "$FIX/generator-broken.json" --arch x86_64 --format github
+expect_rc 1 "broken rows, github"
+grep -qF "::error file=$FIX/generator-broken.json,title=missing-python::" "$WORK/out" && ok || bad "broken rows, github: $(head -c 300 "$WORK/out")"
+run matrix "${P[@]}" "$FIX/generator-linux.json" --format sarif -o "$WORK/m.json"
+expect_rc 0 "release matrix, sarif"
+py 'd["runs"][0]["results"] == []' "release matrix, sarif: no results"
+python3 -c 'import json,sys; sys.exit(0 if len(json.load(open(sys.argv[1]))["include"]) == 24 else 1)' "$WORK/m.json" && ok ||
+  bad "release matrix, sarif: -o FILE lacks the 24 rows"
+run matrix "${P[@]}" "$FIX/generator-linux.json" --format github -o -
+expect_rc 2 "github report and matrix both on stdout"
+expect_err "writes its report on stdout" "github report and matrix both on stdout"
 run matrix "${P[@]}" "$FIX/generator-broken.json" --arch x86_64
 expect_rc 1 "broken rows"
 expect_err "error[missing-cuda-version]: $FIX/generator-broken.json: row 2 (manywheel-py3_11-cuda13_0): no desired_cuda" "missing cuda version"

@@ -146,6 +146,12 @@ echo notes >"$TMP/missing/NOTES.txt"
 run "verify missing+extra" 1 release verify "$TMP/missing" --version 0.2.0
 expect_out "verify missing" "dyng_cu13-0.2.0-cp312-abi3-manylinux_2_28_x86_64.whl: error[missing]: the manylinux_2_28_x86_64 wheel of dyng-cu13 0.2.0 is missing"
 expect_out "verify extra" "NOTES.txt: error[extra]: not a wheel (.whl) or an sdist (.tar.gz)"
+run "verify missing sarif" 1 release verify "$TMP/missing" --version 0.2.0 --format sarif
+json "verify missing sarif" "sorted({r['ruleId'] for r in d['runs'][0]['results']}) == ['CW601', 'CW602'] and all(r['id'].startswith('CW6') for r in d['runs'][0]['tool']['driver']['rules'])"
+run "verify missing github" 1 release verify "$TMP/missing" --version 0.2.0 --format github
+expect_out "verify missing github" "::error file=$TMP/missing,title=missing in "
+run "verify good sarif" 0 release verify "$TMP/good" --version 0.2.0 --format sarif
+json "verify good sarif" "d['runs'][0]['results'] == []"
 run "verify missing json" 1 release verify "$TMP/missing" --version 0.2.0 --format json
 json "verify missing json" "d['ok'] is False and sorted(f['code'] for f in d['findings']) == ['extra', 'missing']"
 

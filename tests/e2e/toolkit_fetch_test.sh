@@ -191,6 +191,25 @@ run toolkit verify dl-sums --lock good.lock --name cu12
 expect_rc 1 "SHA256SUMS digest differs from the lock"
 expect_err "dl-sums/SHA256SUMS:$n: $NVCC_RPM: sha256 0000000000000000000000000000000000000000000000000000000000000000, the lock pins " "SHA256SUMS digest differs from the lock"
 expect_out "dl-sums/SHA256SUMS disagrees with the lock: 1 problem" "SHA256SUMS digest summary"
+# The same problem through the shared renderers: SARIF with the registry's
+# code and the line as a region, a GitHub annotation with line=.
+run toolkit verify dl-sums --lock good.lock --name cu12 --format sarif
+expect_rc 1 "verify --format sarif"
+python3 - "$T/out" "$n" <<'PY' && ok || bad "verify --format sarif: $(head -c 600 "$T/out")"
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+rs = run["results"]
+assert [r["ruleId"] for r in rs] == ["CW808"], rs
+assert rs[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == int(sys.argv[2])
+assert all(r["id"].startswith("CW8") for r in run["tool"]["driver"]["rules"])
+PY
+run toolkit verify dl-sums --lock good.lock --name cu12 --format github
+expect_rc 1 "verify --format github"
+expect_out "::error file=dl-sums/SHA256SUMS,line=$n,title=sums-digest-mismatch in $NVCC_RPM::" "verify --format github"
+run toolkit verify dl --lock good.lock --name cu12 --format sarif
+expect_rc 0 "verify --format sarif, clean"
+python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["runs"][0]["results"] == [] else 1)' "$T/out" && ok ||
+  bad "verify --format sarif, clean: results not empty"
 cp dl/SHA256SUMS dl-sums/SHA256SUMS
 echo "$(printf 'a%.0s' {1..64})  extra.rpm" >>dl-sums/SHA256SUMS
 echo "not a checksum line" >>dl-sums/SHA256SUMS
@@ -340,6 +359,18 @@ rm cuda-fx/EULA.txt
 run toolkit check cuda-fx --release 12.9
 expect_rc 1 "check: no EULA"
 expect_err "cuda-fx/EULA.txt is missing" "check: no EULA"
+# The failed steps through the shared renderers.
+run toolkit check cuda-fx --release 12.9 --format sarif
+expect_rc 1 "check --format sarif"
+python3 - "$T/out" <<'PY' && ok || bad "check --format sarif: $(head -c 400 "$T/out")"
+import json, sys
+rs = json.load(open(sys.argv[1]))["runs"][0]["results"]
+assert [r["ruleId"] for r in rs] == ["CW811", "CW812"], rs
+assert rs[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "cuda-fx"
+PY
+run toolkit check cuda-fx --release 12.9 --format github
+expect_rc 1 "check --format github"
+expect_out "::error file=cuda-fx,title=eula::cuda-fx/EULA.txt is missing" "check --format github"
 
 # --- the installed toolkit, packaged as an RPM, extracted, checked --------
 # nvcc on PATH may be a link from /usr/local/bin or similar: find the toolkit

@@ -146,19 +146,19 @@ void good_set(const std::string& dir, const std::string& version = "0.2.0", bool
 
 std::vector<std::string> codes(const VerifyReport& r) {
   std::vector<std::string> out;
-  for (const auto& f : r.findings) out.push_back(f.file + " " + f.code);
+  for (const auto& f : r.findings) out.push_back(f.member + " " + f.rule);
   return out;
 }
 
 bool has(const VerifyReport& r, const std::string& file, const std::string& code) {
   for (const auto& f : r.findings)
-    if (f.file == file && f.code == code) return true;
+    if (f.member == file && f.rule == code) return true;
   return false;
 }
 
 std::string message(const VerifyReport& r, const std::string& file, const std::string& code) {
   for (const auto& f : r.findings)
-    if (f.file == file && f.code == code) return f.message;
+    if (f.member == file && f.rule == code) return f.message;
   return "";
 }
 
@@ -567,7 +567,7 @@ TEST(ReleaseVerify, Tags) {
   EXPECT_EQ(message(*r, other, "tag-mismatch").substr(0, 66),
             "platform manylinux_2_28_aarch64 is none of the plugin platforms (m");
   int n = 0;
-  for (const auto& f : r->findings) n += f.file == other && f.code == "tag-mismatch";
+  for (const auto& f : r->findings) n += f.member == other && f.rule == "tag-mismatch";
   EXPECT_EQ(n, 2);  // platform and python-abi
   EXPECT_EQ(message(*r, "dyng_cu12-0.2.0-cp312-abi3-manylinux_2_28_x86_64.whl", "tag-mismatch"),
             "dyng_cu12-0.2.0.dist-info/WHEEL Tag lines (cp312-abi3-linux_x86_64) differ from the file name's tags "

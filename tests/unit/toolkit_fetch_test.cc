@@ -460,7 +460,7 @@ TEST_F(ToolkitFetch, VerifyChecksAnExistingSha256Sums) {
   ASSERT_TRUE(bad);
   ASSERT_EQ(bad->sums.problems.size(), 1u);
   EXPECT_EQ(bad->sums.problems[0].line, 2u);
-  EXPECT_EQ(bad->sums.problems[0].file, "bb.rpm");
+  EXPECT_EQ(bad->sums.problems[0].member, "bb.rpm");
   EXPECT_EQ(bad->sums.problems[0].message, sums + ":2: bb.rpm: sha256 " + sha_hex("other") + ", the lock pins " + bb);
   EXPECT_EQ(bad->files[1].status, FileOutcome::Status::verified);
   EXPECT_FALSE(bad->ok());
@@ -475,10 +475,10 @@ TEST_F(ToolkitFetch, VerifyChecksAnExistingSha256Sums) {
   EXPECT_EQ(many.problems[1].message, sums + ":3: cc.rpm is listed but is not a file of the lock for cu12");
   EXPECT_EQ(many.problems[2].message,
             sums + ":4: not a sha256sum line (\"<64 hex digits>  <file name>\"): \"not a line\"");
-  EXPECT_EQ(many.problems[2].file, "");
+  EXPECT_EQ(many.problems[2].member, "");
   EXPECT_EQ(many.problems[3].line, 5u);  // an empty line
   EXPECT_EQ(many.problems[4].line, 6u);  // a name with a '/'
-  EXPECT_EQ(many.problems[5].line, 0u);
+  EXPECT_FALSE(many.problems[5].line);  // no line: a locked file it does not list
   EXPECT_EQ(many.problems[5].message, sums + ": does not list bb.rpm, a file of the lock for cu12");
   // Control characters are not echoed.
   auto ctl = check_sums(std::string("\x1b[31mx\r\n"), sums, tk);

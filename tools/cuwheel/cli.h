@@ -26,6 +26,7 @@ namespace CLI {
 class App;
 }
 
+#include "cuwheel/base/diagnostic.h"
 #include "cuwheel/model/inputs.h"
 
 namespace cuwheel::cli {
@@ -43,6 +44,8 @@ std::string decimal_number_error(const std::string& text);
 void print_error(const std::string& where, const std::string& message);
 /// Prints "cuwheel: warning: <where>: <message>" to stderr.
 void print_warning(const std::string& where, const std::string& message);
+/// Prints "cuwheel: note: <where>: <message>" to stderr.
+void print_note(const std::string& where, const std::string& message);
 
 /// A one-line progress indicator on stderr, shown only when stderr is a
 /// terminal and the run has lasted over a second. A ticker thread redraws
@@ -71,6 +74,17 @@ void walk_paths(const std::vector<std::string>& paths, InputVisitor& visitor, Pr
 /// Prints the JSON document shared by list and show: {"schema": 1, "tool",
 /// "command", "inputs"}; bytes that are not UTF-8 are replaced, never fatal.
 void print_json_document(const std::string& command, nlohmann::ordered_json inputs);
+
+/// The report of `command`'s diagnostics in `format` ("sarif" or
+/// "github"), through the renderers `check` uses
+/// (cuwheel/render/report.h): `inputs` inputs read, the severities
+/// counted from `diagnostics`.
+std::string render_diagnostics(const std::string& format, const std::string& command,
+                               const std::vector<Diagnostic>& diagnostics, size_t inputs);
+
+/// The --format values of a command whose findings can also be reported
+/// as SARIF or GitHub annotations: {"text", "json", "sarif", "github"}.
+std::vector<std::string> report_formats();
 
 /// Makes an empty value ("--toolkit ''") a usage error for every option of
 /// `app` and of its subcommands, at any depth; call it once every command

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "cuwheel/base/bytes.h"
+#include "cuwheel/render/report.h"
 
 namespace cuwheel::cli {
 
@@ -53,6 +54,22 @@ void print_error(const std::string& where, const std::string& message) {
 
 void print_warning(const std::string& where, const std::string& message) {
   std::fprintf(stderr, "cuwheel: warning: %s\n", bounded(printable(located(where, message))).c_str());
+}
+
+std::string render_diagnostics(const std::string& format, const std::string& command,
+                               const std::vector<Diagnostic>& diagnostics, size_t inputs) {
+  check::ReportSummary summary;
+  summary.command = command;
+  summary.inputs = inputs;
+  for (const auto& d : diagnostics)
+    (d.severity == Severity::error ? summary.errors : d.severity == Severity::note ? summary.notes : summary.warnings)++;
+  return format == "sarif" ? check::render_sarif(diagnostics, summary) : check::render_github(diagnostics, summary);
+}
+
+std::vector<std::string> report_formats() { return {"text", "json", "sarif", "github"}; }
+
+void print_note(const std::string& where, const std::string& message) {
+  std::fprintf(stderr, "cuwheel: note: %s\n", bounded(printable(located(where, message))).c_str());
 }
 
 struct Progress::State {

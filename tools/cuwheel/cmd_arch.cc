@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "cuwheel/cuda/arch.h"
 #include "cuwheel/base/bytes.h"
+#include "cuwheel/base/diagnostic.h"
 #include "cuwheel/base/fileio.h"
 
 namespace cuwheel::cli {
@@ -37,9 +38,16 @@ struct ArchOptions {
   std::string output;
 } g_opts;
 
-struct Finding {
-  std::string rule, entry, message;
-};
+// An entry the validation refused (error) or warns about: the one
+// diagnostic type, with the entry ("sm_50") as its location.
+Diagnostic arch_finding(const char* rule, Severity severity, const std::string& entry, const std::string& message) {
+  Diagnostic d;
+  d.rule = rule;
+  d.severity = severity;
+  d.location = entry;
+  d.message = message;
+  return d;
+}
 
 const char* variant_name(arch::Variant v) {
   return v == arch::Variant::kA ? "a" : v == arch::Variant::kF ? "f" : "";
@@ -137,15 +145,32 @@ int run_arch_once() {
     targets = std::move(*parsed);
   }
 
-  std::vector<Finding> findings, warnings;
+  std::vector<Diagnostic> findings, warnings;
   for (const auto& t : targets) {
     std::string entry = t.sass ? t.sm_name() : t.compute_name();
-    if (auto e = arch::check_known(t)) findings.push_back({"unknown-arch", entry, *e});
+    if (auto e = arch::check_known(t)) findings.push_back(arch_finding("unknown-arch", Severity::error, entry, *e));
     else if (release) {
-      if (auto b = arch::check_buildable(t, *release)) findings.push_back({"not-buildable", entry, *b});
-      else if (auto d = arch::check_deprecated(t, *release)) warnings.push_back({"deprecated-arch", entry, *d});
+      if (auto b = arch::check_buildable(t, *release)) findings.push_back(arch_finding("not-buildable", Severity::error, entry, *b));
+      else if (auto d = arch::check_deprecated(t, *release)) warnings.push_back(arch_finding("deprecated-arch", Severity::warning, entry, *d));
     }
   }
+  // SARIF or GitHub annotations: the entries' report on stdout; the
+  // converted list only to -o FILE, and only when no entry was rejected.
+  if (o.format == "sarif" || o.format == "github") {
+    std::vector<Diagnostic> diags = findings;
+    diags.insert(diags.end(), warnings.begin(), warnings.end());
+    std::cout << render_diagnostics(o.format, "arch", diags, 1);
+    std::cout.flush();
+    if (!findings.empty()) return kExitFindings;
+    if (o.output.empty()) return kExitOk;
+    auto text = arch::format(targets, *to_form);
+    if (!text) {
+      error("--to " + o.to, text.error().message());
+      return kExitUnreadable;
+    }
+    return emit(*text + "\n");
+  }
+
   for (const auto& w : warnings) std::fprintf(stderr, "cuwheel: warning[%s]: %s\n", w.rule.c_str(), printable(w.message).c_str());
 
   if (want_json) {
@@ -165,10 +190,10 @@ int run_arch_once() {
     }
     doc["forms"] = forms;
     json fs = json::array();
-    for (const auto& f : findings) fs.push_back({{"rule", f.rule}, {"entry", f.entry}, {"message", f.message}});
+    for (const auto& f : findings) fs.push_back({{"rule", f.rule}, {"entry", f.location}, {"message", f.message}});
     doc["findings"] = fs;
     json ws = json::array();
-    for (const auto& w : warnings) ws.push_back({{"rule", w.rule}, {"entry", w.entry}, {"message", w.message}});
+    for (const auto& w : warnings) ws.push_back({{"rule", w.rule}, {"entry", w.location}, {"message", w.message}});
     doc["warnings"] = ws;
     doc["ok"] = findings.empty();
     for (const auto& f : findings) std::fprintf(stderr, "cuwheel: error[%s]: %s\n", f.rule.c_str(), printable(f.message).c_str());
@@ -195,6 +220,16 @@ int run_arch_once() {
 
 int run_arch() {
   g_wrote = false;
+  if (g_opts.format == "sarif" || g_opts.format == "github") {
+    if (g_opts.output == "-" || g_opts.output == "/dev/stdout") {
+      error("--output", "--format " + g_opts.format + " writes its report on stdout: give -o a file for the list");
+      return kExitUnreadable;
+    }
+    if (g_opts.to == "json") {
+      error("--to json", "--format " + g_opts.format + " reports the entries; the JSON document is --format json");
+      return kExitUnreadable;
+    }
+  }
   int rc = run_arch_once();
   // As matrix: a run that fails leaves no -o FILE, so an earlier result
   // cannot pass for this run's.
@@ -210,8 +245,10 @@ void setup_arch(CLI::App* cmd) {
       ->check(CLI::IsMember({"auto", "torch", "cmake", "gencode", "list"}));
   cmd->add_option("--to", g_opts.to, "Form of the output: torch, cmake, gencode, list (default) or json")
       ->check(CLI::IsMember({"torch", "cmake", "gencode", "list", "json"}));
-  cmd->add_option("--format", g_opts.format, "text (the list in --to form) or json (every form, and findings)")
-      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--format", g_opts.format,
+                  "text (the list in --to form), json (every form, and findings), or sarif / github (the entries' "
+                  "report on stdout; the list only to -o FILE)")
+      ->check(CLI::IsMember(report_formats()));
   cmd->add_option("--release", g_opts.release, "CUDA toolkit release the list is built with, e.g. 12.8: each entry must be buildable by it");
   cmd->add_flag("--release-list", g_opts.release_list,
                 "Print the release list of --release: SASS for each of its architectures, PTX for the last (docs/arch.md)");

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "cuwheel/base/bytes.h"
+#include "cuwheel/check/diagnostics.h"
 #include "cuwheel/wheel/pep508.h"
 #include "commands.h"
 #include "cuwheel/check/check.h"
@@ -293,8 +294,21 @@ int run_check() {
   return summary.errors ? kExitFindings : kExitOk;
 }
 
+bool g_rules_all = false;  ///< `cuwheel rules --all`
+
+void setup_rules(CLI::App* cmd) {
+  cmd->add_flag("--all", g_rules_all,
+                "Every diagnostic id of every command (matrix, release, arch, toolkit too), with its command");
+}
+
 int run_rules() {
-  std::string group;
+  if (g_rules_all) {
+    for (const auto& d : check::diagnostics())
+      std::printf("%-6s %-8s %-36s %-8s %s\n", std::string(d.code).c_str(), std::string(d.command).c_str(),
+                  d.id().c_str(), std::string(check::to_string(d.default_severity)).c_str(),
+                  std::string(d.summary).c_str());
+    return kExitOk;
+  }
   for (const auto& r : check::rules()) {
     std::printf("%-6s %-28s %-8s %s\n", std::string(r.code).c_str(), std::string(r.name).c_str(),
                 std::string(check::to_string(r.default_severity)).c_str(), std::string(r.summary).c_str());
@@ -326,23 +340,36 @@ constexpr const char* kUnreadableDoc =
     "  In JSON it is summary.unreadable; in SARIF a toolExecutionNotification\n"
     "  with executionSuccessful false (docs/check.md).\n";
 
-void setup_rule(CLI::App* cmd) { cmd->add_option("NAME", g_rule_name, "Rule name or code")->required(); }
+void setup_rule(CLI::App* cmd) { cmd->add_option("NAME", g_rule_name, "A rule's name or code, or another command's diagnostic id (matrix/empty-matrix)")->required(); }
+
+// Other commands' ids of the same name as the one printed, on stderr so
+// that stdout stays the one page.
+void mention_others(const std::vector<const check::DiagnosticInfo*>& found, size_t shown) {
+  for (size_t i = 0; i < found.size(); ++i)
+    if (i != shown)
+      print_note("rule", found[i]->id() + " (" + std::string(found[i]->code) + ") is `cuwheel " +
+                             std::string(found[i]->command) + "`'s diagnostic of this name: cuwheel rule " +
+                             found[i]->id());
+}
 
 int run_rule() {
   const std::string& name = g_rule_name;
+  auto found = check::lookup_diagnostics(name);
   if (name == "unreadable") {
     std::cout << kUnreadableDoc;
+    mention_others(found, found.size());
     return kExitOk;
   }
-  const check::RuleInfo* r = check::find_rule(name);
-  if (!r) {
-    std::string hint = check::suggest_rule(name);
+  if (found.empty()) {
+    std::string hint = check::suggest_diagnostic(name);
     print_error("rule", "unknown rule \"" + name + "\"" + (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
     return kExitUnreadable;
   }
-  std::string_view doc = check::rule_doc(r->name);
-  if (doc.empty()) std::printf("%s (%s)\n\n%s\n", std::string(r->name).c_str(), std::string(r->code).c_str(), std::string(r->summary).c_str());
+  const check::DiagnosticInfo& d = *found.front();
+  std::string_view doc = d.doc();
+  if (doc.empty()) std::printf("%s (%s)\n\n%s\n", d.id().c_str(), std::string(d.code).c_str(), std::string(d.summary).c_str());
   else std::cout << doc;
+  mention_others(found, 0);
   return kExitOk;
 }
 

@@ -185,6 +185,19 @@ int run_matrix_once() {
 
   // 3. Filter and report.
   matrix::Result res = matrix::filter(*rows, policy, opts);
+  // SARIF or GitHub annotations: the guards' report on stdout (no text
+  // lines on stderr); the matrix goes only to -o FILE, and only when no
+  // guard failed.
+  if (o.format == "sarif" || o.format == "github") {
+    std::vector<Diagnostic> diags = res.findings;
+    for (auto& d : diags) d.path = name;
+    std::cout << render_diagnostics(o.format, "matrix", diags, 1);
+    std::cout.flush();
+    if (!res.findings.empty()) return kExitFindings;
+    if (o.output.empty()) return kExitOk;
+    return emit(res.matrix().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  }
+
   // The library has escaped the messages; the input's name is escaped here.
   const std::string shown = printable(name);
   for (const auto& f : res.findings)
@@ -223,7 +236,7 @@ int run_matrix_once() {
     doc["dropped"] = dropped;
     json findings = json::array();
     for (const auto& f : res.findings)
-      findings.push_back({{"rule", f.rule}, {"severity", "error"}, {"row", f.row < 0 ? json(nullptr) : json(f.row)},
+      findings.push_back({{"rule", f.rule}, {"severity", "error"}, {"row", f.index ? json(*f.index) : json(nullptr)},
                           {"message", f.message}});
     doc["findings"] = findings;
     doc["ok"] = res.findings.empty();
@@ -272,6 +285,10 @@ int run_matrix() {
                               ": write the result to another file (a failed run removes -o FILE)");
         return kExitUnreadable;
       }
+  if ((g_opts.format == "sarif" || g_opts.format == "github") && (g_opts.output == "-" || g_opts.output == "/dev/stdout")) {
+    error("--output", "--format " + g_opts.format + " writes its report on stdout: give -o a file for the matrix");
+    return kExitUnreadable;
+  }
   int rc = run_matrix_once();
   // A matrix left by an earlier run must not pass for this run's result:
   // a run that fails (guard, unreadable input, usage) leaves no -o FILE.
@@ -294,8 +311,10 @@ void setup_matrix(CLI::App* cmd) {
   cmd->add_flag("--pr", g_opts.pr, "Pull-request mode: keep one representative row");
   cmd->add_option("--toolkit", g_opts.toolkit,
                   "CUDA toolkit folder, cuda.h or nvcc: fail when its major differs from a kept row's");
-  cmd->add_option("--format", g_opts.format, "text (the matrix on stdout) or json (matrix, dropped rows, findings)")
-      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--format", g_opts.format,
+                  "text (the matrix on stdout), json (matrix, dropped rows, findings), or sarif / github (the guards' "
+                  "report on stdout; the matrix only to -o FILE)")
+      ->check(CLI::IsMember(report_formats()));
   cmd->add_option("-o,--output", g_opts.output,
                   "Write the result to FILE (atomically; '-' or /dev/stdout is stdout; a pipe or character device is written through (a FIFO waits for its reader), a "
                   "symlink's target replaced) instead of stdout; a run that fails (exit 1 or 2) removes an "

@@ -34,11 +34,15 @@ struct ReleaseOptions {
 
 ReleaseOptions g_select, g_verify, g_split, g_plan;
 
-void add_common(CLI::App* sub, ReleaseOptions& o) {
+void add_common(CLI::App* sub, ReleaseOptions& o, bool reports = false) {
   sub->add_option("--policy", o.policy,
                   "Release policy: pyproject.toml ([tool.cuwheel.release]) or cuwheel.toml ([release]); "
                   "default: searched from the current folder upward");
-  sub->add_option("--format", o.format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
+  if (reports)
+    sub->add_option("--format", o.format, "Output: text, json, or sarif / github (the problems as a report)")
+        ->check(CLI::IsMember(report_formats()));
+  else
+    sub->add_option("--format", o.format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
 }
 
 // Loads the policy named by --policy, or the one found from the current
@@ -110,7 +114,7 @@ json verify_json(const rel::VerifyReport& r) {
   doc["expected"] = expected;
   doc["files"] = r.files;
   json findings = json::array();
-  for (const auto& f : r.findings) findings.push_back(json{{"file", f.file}, {"code", f.code}, {"message", f.message}});
+  for (const auto& f : r.findings) findings.push_back(json{{"file", f.member}, {"code", f.rule}, {"message", f.message}});
   doc["findings"] = findings;
   return doc;
 }
@@ -119,7 +123,7 @@ void print_findings_text(const std::string& dir, const rel::VerifyReport& r) {
   // File names and METADATA/WHEEL values come from the input: escaped, so
   // that a name holding a line break cannot start a CI workflow command.
   for (const auto& f : r.findings)
-    std::printf("%s/%s: error[%s]: %s\n", printable(dir).c_str(), printable(f.file).c_str(), f.code.c_str(),
+    std::printf("%s/%s: error[%s]: %s\n", printable(dir).c_str(), printable(f.member).c_str(), f.rule.c_str(),
                 printable(f.message).c_str());
   // An expected slot counts only when its file is there and has no problem
   // of its own (a file of another version fills a slot but does not pass).
@@ -127,7 +131,7 @@ void print_findings_text(const std::string& dir, const rel::VerifyReport& r) {
   for (const auto& e : r.expected) {
     if (e.file.empty()) continue;
     bool clean = true;
-    for (const auto& f : r.findings) clean = clean && f.file != e.file;
+    for (const auto& f : r.findings) clean = clean && f.member != e.file;
     found += clean;
   }
   std::printf("%s: %zu of %zu expected files for %s pass, %zu file%s in the folder, %zu problem%s\n", printable(dir).c_str(), found,
@@ -203,7 +207,7 @@ int run_release_select() {
 void setup_release_verify(CLI::App* sub) {
   sub->add_option("DIR", g_verify.dir, "Folder of built wheels and sdists")->required();
   sub->add_option("--version", g_verify.version, "Release version or tag, e.g. 0.2.0 or v0.2.0")->required();
-  add_common(sub, g_verify);
+  add_common(sub, g_verify, true);
 }
 
 int run_release_verify() {
@@ -219,6 +223,9 @@ int run_release_verify() {
     doc["directory"] = g_verify.dir;
     doc.update(verify_json(*r));
     print(doc);
+  } else if (g_verify.format == "sarif" || g_verify.format == "github") {
+    std::cout << render_diagnostics(g_verify.format, "release", r->findings, 1);
+    std::cout.flush();
   } else {
     print_findings_text(g_verify.dir, *r);
   }
@@ -259,7 +266,7 @@ int run_release_split() {
       print_error(g_split.dir, "not split: the folder is not the release set (use --no-verify to split anyway)");
       return verify_status(*r);
     }
-    for (const auto& f : r->findings) print_warning(g_split.dir + "/" + f.file, f.message + " [" + f.code + "]");
+    for (const auto& f : r->findings) print_warning(g_split.dir + "/" + f.member, f.message + " [" + f.rule + "]");
   }
   auto actions = rel::split_release(g_split.dir, *r, g_split.out, g_split.copy);
   if (!actions) {

@@ -104,8 +104,8 @@ json sums_json(const tk::SumsCheck& s) {
   if (!s.present) return json(nullptr);
   json problems = json::array();
   for (const auto& p : s.problems)
-    problems.push_back({{"line", p.line == 0 ? json(nullptr) : json(p.line)},
-                        {"file", p.file.empty() ? json(nullptr) : json(p.file)},
+    problems.push_back({{"line", p.line ? json(*p.line) : json(nullptr)},
+                        {"file", p.member.empty() ? json(nullptr) : json(p.member)},
                         {"message", p.message}});
   return json{{"lines", s.lines}, {"agrees", s.problems.empty()}, {"problems", problems}};
 }
@@ -113,7 +113,10 @@ json sums_json(const tk::SumsCheck& s) {
 // Prints a download/verify report and returns the exit status.
 int finish_fetch(const std::string& command, const tk::FetchReport& r, const std::string& folder,
                  bool verify = false) {
-  if (g.format == "json") {
+  if (g.format == "sarif" || g.format == "github") {
+    std::cout << render_diagnostics(g.format, "toolkit", r.diagnostics(folder), 1);
+    std::cout.flush();
+  } else if (g.format == "json") {
     json doc = report_json(command, r, folder);
     if (verify) doc["sha256sums"] = sums_json(r.sums);
     print_json(doc);
@@ -164,8 +167,13 @@ void add_lock(CLI::App* cmd) {
   cmd->add_option("--name", g.name, "Toolkit in the lock (e.g. cu12); optional when it holds one");
 }
 
-void add_format(CLI::App* cmd) {
-  cmd->add_option("--format", g.format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+void add_format(CLI::App* cmd, bool reports = false) {
+  if (reports)
+    cmd->add_option("--format", g.format, "Output format: text, json, or sarif / github (the problems as a report)")
+        ->check(CLI::IsMember(report_formats()))
+        ->capture_default_str();
+  else
+    cmd->add_option("--format", g.format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
 }
 
 }  // namespace
@@ -247,7 +255,10 @@ int run_toolkit_check() {
     print_error(where, r.error().message());
     return kExitUnreadable;
   }
-  if (g.format == "json") {
+  if (g.format == "sarif" || g.format == "github") {
+    std::cout << render_diagnostics(g.format, "toolkit", r->diagnostics(g.prefix), 1);
+    std::cout.flush();
+  } else if (g.format == "json") {
     json doc = document(where);
     doc["prefix"] = g.prefix;
     doc["release"] = opts.release;
@@ -281,7 +292,7 @@ void setup_toolkit_download(CLI::App* cmd) {
   cmd->add_option("--dest", g.dest, "Download folder (created if needed; files already there are reused only when verified)")
       ->required();
   cmd->add_flag("--no-signatures", g.no_signatures, "Check sizes and digests only (not the repository key's signatures)");
-  add_format(cmd);
+  add_format(cmd, true);
 }
 
 void setup_toolkit_verify(CLI::App* cmd) {
@@ -289,7 +300,7 @@ void setup_toolkit_verify(CLI::App* cmd) {
   add_lock(cmd);
   cmd->add_flag("--signatures", g.signatures,
                 "Also check every header signature with the stored key (which must have the pinned fingerprint)");
-  add_format(cmd);
+  add_format(cmd, true);
 }
 
 void setup_toolkit_extract(CLI::App* cmd) {
@@ -304,7 +315,7 @@ void setup_toolkit_check(CLI::App* cmd) {
   cmd->add_option("--release", g.release, "Pinned CUDA release X.Y (default: the lock's release for --name)");
   add_lock(cmd);
   cmd->add_option("--host-compiler", g.host_compiler, "Host C++ compiler for nvcc -ccbin (default: $CUDAHOSTCXX)");
-  add_format(cmd);
+  add_format(cmd, true);
 }
 
 }  // namespace cuwheel::cli

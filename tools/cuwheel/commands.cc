@@ -13,7 +13,7 @@ constexpr Command kCommands[] = {
     {"show", "Show load-time facts (soname, NEEDED, RUNPATH, CUDA runtime) and a device-code summary", setup_show,
      run_show},
     {"check", "Check wheels (or libraries, or an installed environment) against a policy", setup_check, run_check},
-    {"rules", "List the check rules", nullptr, run_rules},
+    {"rules", "List the check rules (--all: every diagnostic id)", setup_rules, run_rules},
     {"rule", "Print a rule's documentation", setup_rule, run_rule},
     {"diff", "Compare two builds of a wheel: sizes, members, device code, NEEDED and RUNPATH", setup_diff, run_diff},
     {"matrix",

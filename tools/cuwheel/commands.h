@@ -35,6 +35,7 @@ void setup_show(CLI::App* cmd);
 int run_show();
 void setup_check(CLI::App* cmd);
 int run_check();
+void setup_rules(CLI::App* cmd);
 int run_rules();
 void setup_rule(CLI::App* cmd);
 int run_rule();

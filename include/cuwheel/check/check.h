@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cuwheel/base/diagnostic.h"
 #include "cuwheel/base/expected.h"
 #include "cuwheel/model/loading.h"
 #include "cuwheel/model/model.h"
@@ -28,23 +29,12 @@
 
 namespace cuwheel::check {
 
-/// How much a finding matters. `note` says why something that looks wrong
-/// works in practice (the mechanism, and what it relies on): it never
-/// changes the exit status.
-enum class Severity { off, warning, error, note };
-std::string_view to_string(Severity s);
-std::optional<Severity> parse_severity(std::string_view s);
-
-/// One rule violation.
-struct Finding {
-  std::string rule;      ///< kebab-case rule name, e.g. "missing-sass"
-  Severity severity = Severity::error;
-  std::string path;      ///< the input (wheel or file) as given
-  std::string member;    ///< member inside the wheel/directory ("" when none)
-  std::string location;  ///< finer place: "DT_RUNPATH", ".nv_fatbin entry at 0x2020", "METADATA line 7"
-  std::string message;   ///< one terse sentence
-  std::string hint;      ///< how to fix, one sentence ("" when none)
-};
+// The one diagnostic type (cuwheel/base/diagnostic.h), under the names the
+// rules have always used: a rule violation is a Finding.
+using cuwheel::Severity;
+using cuwheel::to_string;
+using cuwheel::parse_severity;
+using Finding = cuwheel::Diagnostic;
 
 /// What the wheel must satisfy. Loaded from `[tool.cuwheel]` of the nearest
 /// pyproject.toml, or cuwheel.toml, or --policy FILE; command-line flags
@@ -146,12 +136,17 @@ class Emitter {
   /// severity when the policy set it lower, nothing when the rule is off.
   void warn(const std::string& member, const std::string& location, const std::string& message,
             const std::string& hint = "");
+  /// Gives the finding this emitter reported last its structured fix
+  /// (Diagnostic::fix, what `repair` acts on); no effect when it has
+  /// reported nothing (the rule is off).
+  void attach_fix(Fix fix);
 
  private:
   std::string rule_;
   Severity severity_;
   const CheckModel& model_;
   std::vector<Finding>& out_;
+  std::optional<size_t> last_;  ///< index in out_ of the last finding reported
 };
 
 /// A rule of the registry.
@@ -175,7 +170,9 @@ const RuleInfo* find_rule(std::string_view name_or_code);
 /// names of 9 bytes or more), "" when nothing is that close.
 std::string suggest_rule(std::string_view name);
 /// The rule's documentation (Markdown: What it does, Why is this bad?,
-/// Example, How to fix, References), as in docs/rules/<name>.md.
+/// Example, How to fix, References), as in docs/rules/<name>.md; also the
+/// page of another command's diagnostic by its id ("matrix/empty-matrix",
+/// docs/rules/matrix/empty-matrix.md). Empty when there is none.
 std::string_view rule_doc(std::string_view name);
 
 /// Applies the selected rules to every model. Findings come out ordered by

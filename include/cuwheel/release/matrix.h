@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cuwheel/base/diagnostic.h"
 #include "cuwheel/base/expected.h"
 #include "cuwheel/release/identity.h"
 
@@ -162,12 +163,13 @@ using ToolkitVersion = identity::ToolkitVersion;
 /// it, nvcc failed or timed out.
 Expected<ToolkitVersion> detect_toolkit(const std::string& path, int nvcc_timeout_ms = 30000);
 
-/// One guard that fired.
-struct Finding {
-  std::string rule;     ///< stable name: "empty-matrix", "missing-combination", ...
-  std::string message;  ///< names the row (index and build_name) or value
-  int row = -1;         ///< 0-based input row, -1 when not about one row
-};
+/// One guard that fired, as the one diagnostic type
+/// (cuwheel/base/diagnostic.h): `rule` is the guard's name (guard_names(),
+/// registered as matrix/<name> in cuwheel/check/diagnostics.h), severity
+/// error, `message` names the row (index and build_name) or value,
+/// `index` the 0-based input row and `location` "row N" (both unset when
+/// not about one row). `path` is left for the caller (the matrix's file).
+using Finding = cuwheel::Diagnostic;
 
 /// A row that was left out on purpose.
 struct Dropped {

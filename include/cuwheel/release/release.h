@@ -37,6 +37,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cuwheel/base/diagnostic.h"
 #include "cuwheel/base/expected.h"
 #include "cuwheel/wheel/pep440.h"
 
@@ -218,17 +219,18 @@ struct ExpectedFile {
 ///   bad-sdist          an sdist without `{name}-{version}/PKG-INFO`
 ///   unreadable         the file could not be read (bad zip or tar.gz, no
 ///                      METADATA/WHEEL)
-struct Finding {
-  std::string file;  ///< file name within the folder ("" for the folder itself)
-  std::string code;
-  std::string message;
-};
+///
+/// A problem is the one diagnostic type (cuwheel/base/diagnostic.h):
+/// `rule` is the code above (registered as release/<code> in
+/// cuwheel/check/diagnostics.h), severity error, `path` the folder,
+/// `member` the file name within it ("" for the folder itself).
+using Finding = cuwheel::Diagnostic;
 
 struct VerifyReport {
   Selection selection;
   std::vector<ExpectedFile> expected;  ///< in publish order
   std::vector<std::string> files;      ///< every entry of the folder, sorted
-  std::vector<Finding> findings;       ///< sorted by file, then code
+  std::vector<Finding> findings;       ///< sorted by member (file), then rule (code)
   bool ok() const { return findings.empty(); }
   /// True when some finding is `unreadable` (the CLI exits 2).
   bool any_unreadable() const;

@@ -1,16 +1,25 @@
-// cuwheel: rendering check findings. One renderer per format, each in its
-// own src/render/report_<format>.cc; all take the same findings and summary.
+// cuwheel: rendering diagnostics. One renderer per format, each in its own
+// src/render/report_<format>.cc; all take the same diagnostics
+// (cuwheel/base/diagnostic.h; a check Finding is one) and summary, from
+// any command: `check`'s findings, `matrix`'s guards, `release verify`'s
+// problems, `arch`'s rejected entries, `toolkit verify`'s disagreements.
+// The summary's `command` picks the registry entries
+// (cuwheel/check/diagnostics.h) that give codes and SARIF rule descriptors.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "cuwheel/check/check.h"
+#include "cuwheel/check/diagnostics.h"
 
 namespace cuwheel::check {
 
 struct ReportSummary {
-  size_t inputs = 0;           ///< models checked
+  /// The command whose diagnostics these are: "check", "matrix",
+  /// "release", "arch" or "toolkit" (DiagnosticInfo::command).
+  std::string command = "check";
+  size_t inputs = 0;           ///< models checked (check), or inputs read (the others)
   size_t errors = 0, warnings = 0, notes = 0;
   std::vector<std::pair<std::string, std::string>> unreadable;  ///< (where, message)
   /// The input path (as given, or the wheel of a folder) each `unreadable`
@@ -42,9 +51,14 @@ std::string render_text(const std::vector<Finding>& findings, const ReportSummar
 
 /// {"schema": 1, "findings": [...], "summary": {...}} (docs/check.md): one
 /// finding per location; findings of one cause share a "group" number.
+/// A finding's "offset", "line" and "index" appear only when set; the
+/// structured fix is for `repair` and is not rendered.
 std::string render_json(const std::vector<Finding>& findings, const ReportSummary& summary);
 
-/// SARIF 2.1.0 (OASIS, 27 March 2020), one run, rules from the registry.
+/// SARIF 2.1.0 (OASIS, 27 March 2020), one run, rules from the registry:
+/// every check rule for `check`, the command's own ids otherwise; a
+/// result's ruleId is its registry code. A diagnostic's offset becomes
+/// region.byteOffset and its line region.startLine (section 3.30).
 /// Each result's artifactLocation.uri is a URI (section 3.4.3, RFC 3986): a
 /// relative path becomes a relative reference, each byte outside the
 /// unreserved set and "/" percent-encoded; an absolute path a `file://`
@@ -56,7 +70,8 @@ std::string render_json(const std::vector<Finding>& findings, const ReportSummar
 /// U+FFFD, never an abort.
 std::string render_sarif(const std::vector<Finding>& findings, const ReportSummary& summary);
 
-/// GitHub Actions workflow commands (::error file=...::message). Values
+/// GitHub Actions workflow commands (::error file=...::message), with a
+/// line= property when the diagnostic has a line. Values
 /// go through printable() (cuwheel/base/bytes.h), then the workflow-command
 /// escapes: %25 %0D %0A in the message, also %3A %2C in properties.
 std::string render_github(const std::vector<Finding>& findings, const ReportSummary& summary);

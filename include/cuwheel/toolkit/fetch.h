@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cuwheel/base/diagnostic.h"
 #include "cuwheel/base/expected.h"
 #include "cuwheel/toolkit/lock.h"
 
@@ -43,11 +44,15 @@ struct FileOutcome {
 const char* to_string(FileOutcome::Status s);
 
 /// One disagreement between a folder's SHA256SUMS and the lock.
-struct SumsProblem {
-  size_t line = 0;      ///< 1-based line of SHA256SUMS; 0 for a locked file it does not list
-  std::string file;     ///< the file name the line names ("" when the line cannot be parsed)
-  std::string message;  ///< "DIR/SHA256SUMS:3: ..." (names the path, the line and the file)
-};
+/// The one diagnostic type (cuwheel/base/diagnostic.h): `rule` one of
+/// sums-malformed-line, sums-listed-twice, sums-unknown-file,
+/// sums-digest-mismatch, sums-missing-file (registered as toolkit/<rule>
+/// in cuwheel/check/diagnostics.h), severity error, `path` the
+/// SHA256SUMS file, `line` its 1-based line (unset for a locked file it
+/// does not list), `member` the file name the line names ("" when the line
+/// cannot be parsed), `message` "DIR/SHA256SUMS:3: ..." (names the path,
+/// the line and the file).
+using SumsProblem = cuwheel::Diagnostic;
 
 /// What verify found in DIR/SHA256SUMS, the list download writes (and
 /// extract reads).
@@ -94,6 +99,13 @@ struct FetchReport {
   /// True when the key, some file or a SHA256SUMS line was rejected, or the
   /// folder holds an unlocked name (a verification said no).
   bool any_rejected() const;
+  /// Every problem of the report as diagnostics, for the renderers
+  /// (cuwheel/render/report.h): key-rejected (path: the folder),
+  /// rpm-rejected and rpm-unavailable (member: the file), unlocked-file
+  /// (member: the name), then the SHA256SUMS problems as they are; all
+  /// severity error, ids registered as toolkit/<rule>. `folder` is the
+  /// download folder as the user gave it. Empty exactly when ok().
+  std::vector<Diagnostic> diagnostics(const std::string& folder) const;
 };
 
 /// The names in folder `dir` that a download folder of `tk` may not hold:
@@ -201,6 +213,10 @@ struct CheckReport {
   std::string nvcc_version;  ///< "X.Y.Z" parsed from "V..." ("" if not)
   std::vector<CheckStep> steps;
   bool ok() const;
+  /// Each failed step that was attempted as a diagnostic (rule: the step's name, registered
+  /// as toolkit/<name>; severity error; path: `prefix`, the toolkit root
+  /// as the user gave it), in step order.
+  std::vector<Diagnostic> diagnostics(const std::string& prefix) const;
 };
 
 /// Parses the release and version from `nvcc --version` output

@@ -45,6 +45,7 @@ void bundled_cuda_library(const Context& ctx, Emitter& out) {
                             : std::string()) +
                  ", declare the package in Requires-Dist" + (prov.empty() ? "" : " (" + prov + ")") +
                  " and point RUNPATH at its folder");
+    out.attach_fix({"unbundle", member, p ? std::string(p->distribution) : std::string()});
   };
   for (const auto& m : ctx.model.members) {
     std::string base = base_name(m.name);

@@ -12,6 +12,7 @@ void bundled_driver_library(const Context& ctx, Emitter& out) {
     out.emit(member, how, name + " is an NVIDIA driver library and must not be shipped",
              "exclude it from the repair step (auditwheel repair --exclude '" + name.substr(0, name.find(".so") + 3) +
                  "*') and load the system's copy at run time");
+    out.attach_fix({"remove-member", member, ""});
   };
   for (const auto& m : ctx.model.members) {
     std::string base = base_name(m.name);
