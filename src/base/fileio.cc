@@ -139,6 +139,18 @@ int same_as_std_stream(const struct stat& st) {
   return -1;
 }
 
+}  // namespace
+
+bool names_standard_output(const std::string& path) {
+  if (path == "-") return true;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  struct stat out {};
+  return ::fstat(STDOUT_FILENO, &out) == 0 && out.st_dev == st.st_dev && out.st_ino == st.st_ino;
+}
+
+namespace {
+
 Status to_stream(int fd, std::string_view data) {
   // What the caller printed through iostreams or stdio comes first.
   std::cout.flush();

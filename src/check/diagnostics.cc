@@ -46,8 +46,12 @@ std::vector<const DiagnosticInfo*> lookup_diagnostics(std::string_view text) {
 }
 
 std::string suggest_diagnostic(std::string_view text) {
+  // Ids, and the bare names of the other commands' ids, which lookup
+  // accepts too.
   std::vector<std::string> ids;
   for (const auto& d : diagnostics()) ids.push_back(d.id());
+  for (const auto& d : diagnostics())
+    if (d.command != "check") ids.emplace_back(d.name);
   std::vector<std::string_view> views(ids.begin(), ids.end());
   return suggest::nearest(text, views);
 }

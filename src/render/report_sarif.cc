@@ -91,7 +91,7 @@ std::string render_sarif(const std::vector<Finding>& findings, const ReportSumma
   };
   notify(s.unreadable, s.unreadable_inputs, "error", "unreadable");
   notify(s.read_warnings, s.read_warning_inputs, "warning", "read-warning");
-  json invocation = json{{"executionSuccessful", s.unreadable.empty()}};
+  json invocation = json{{"executionSuccessful", s.unreadable.empty() && !s.incomplete}};
   if (!notifications.empty()) invocation["toolExecutionNotifications"] = notifications;
   json doc;
   doc["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";

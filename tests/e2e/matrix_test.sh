@@ -84,6 +84,10 @@ python3 -c 'import json,sys; sys.exit(0 if len(json.load(open(sys.argv[1]))["inc
 run matrix "${P[@]}" "$FIX/generator-linux.json" --format github -o -
 expect_rc 2 "github report and matrix both on stdout"
 expect_err "writes its report on stdout" "github report and matrix both on stdout"
+for o in /dev/fd/1 /proc/self/fd/1; do
+  run matrix "${P[@]}" "$FIX/generator-linux.json" --format sarif -o "$o"
+  expect_rc 2 "sarif report and matrix both on stdout ($o)"
+done
 run matrix "${P[@]}" "$FIX/generator-broken.json" --arch x86_64
 expect_rc 1 "broken rows"
 expect_err "error[missing-cuda-version]: $FIX/generator-broken.json: row 2 (manywheel-py3_11-cuda13_0): no desired_cuda" "missing cuda version"

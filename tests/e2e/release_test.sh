@@ -183,6 +183,20 @@ cp -r "$TMP/good" "$TMP/corrupt"
 echo "not a zip" >"$TMP/corrupt/dyng-0.2.0-py3-none-any.whl"
 run "verify unreadable" 2 release verify "$TMP/corrupt" --version 0.2.0
 expect_out "verify unreadable" "dyng-0.2.0-py3-none-any.whl: error[unreadable]"
+run "verify unreadable sarif" 2 release verify "$TMP/corrupt" --version 0.2.0 --format sarif
+json "verify unreadable sarif" "d['runs'][0]['invocations'][0]['executionSuccessful'] is False and 'CW611' in [r['ruleId'] for r in d['runs'][0]['results']]"
+# A hostile file name in the folder reaches SARIF escaped, as every other output.
+cp -r "$TMP/good" "$TMP/hostile"
+printf x >"$TMP/hostile/"$'x\r::warning title=x::y.whl'
+run "verify hostile sarif" 1 release verify "$TMP/hostile" --version 0.2.0 --format sarif
+python3 - "$TMP/out" <<'PY' && ok || bad "verify hostile sarif: the file name is not escaped: $(head -c 600 "$TMP/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [l.get("name", "") for r in d["runs"][0]["results"] for loc in r["locations"] for l in loc.get("logicalLocations", [])]
+texts = [r["message"]["text"] for r in d["runs"][0]["results"]]
+assert not any("\r" in t for t in names + texts), names
+assert any("x\\x0d::warning" in n for n in names), names
+PY
 
 # Artifacts downloaded without merge-multiple land in one folder each.
 cp -r "$TMP/good" "$TMP/nested" && mkdir "$TMP/nested/wheels-cu12" && mv "$TMP/nested/"dyng_cu12-* "$TMP/nested/wheels-cu12/"

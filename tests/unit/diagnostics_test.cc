@@ -122,6 +122,7 @@ TEST(DiagnosticRegistry, LookupByIdCodeAndSharedName) {
   EXPECT_TRUE(lookup_diagnostics("no-such-id").empty());
   EXPECT_EQ(suggest_diagnostic("matrix/empty-matrx"), "matrix/empty-matrix");
   EXPECT_EQ(suggest_diagnostic("missing-sas"), "missing-sass");
+  EXPECT_EQ(suggest_diagnostic("sums-listed-twic"), "sums-listed-twice");
 }
 
 // Any command's diagnostics through the SARIF renderer: the command's own
@@ -140,6 +141,10 @@ TEST(DiagnosticRender, SarifUsesTheCommandsIdsAndRegions) {
   EXPECT_EQ(res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "rpms/SHA256SUMS");
   EXPECT_EQ(res["locations"][0]["physicalLocation"]["region"]["startLine"], 3);
   EXPECT_EQ(res["locations"][0]["logicalLocations"][0]["name"], "a.rpm");
+  EXPECT_TRUE(run["invocations"][0]["executionSuccessful"].get<bool>());
+  ReportSummary incomplete = summary_of("toolkit", 1);
+  incomplete.incomplete = true;
+  EXPECT_FALSE(json::parse(render_sarif({d}, incomplete))["runs"][0]["invocations"][0]["executionSuccessful"].get<bool>());
   // check's SARIF still describes every check rule and nothing else.
   auto check_doc = json::parse(render_sarif({}, summary_of("check", 0)));
   EXPECT_EQ(check_doc["runs"][0]["tool"]["driver"]["rules"].size(), rules().size());

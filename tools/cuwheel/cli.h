@@ -78,9 +78,12 @@ void print_json_document(const std::string& command, nlohmann::ordered_json inpu
 /// The report of `command`'s diagnostics in `format` ("sarif" or
 /// "github"), through the renderers `check` uses
 /// (cuwheel/render/report.h): `inputs` inputs read, the severities
-/// counted from `diagnostics`.
+/// counted from `diagnostics`. Member, location, message and hint go
+/// through printable() (cuwheel/base/bytes.h) as in every other output.
+/// `unreadable`: some input could not be read (the command exits 2), so
+/// SARIF says the run did not execute successfully.
 std::string render_diagnostics(const std::string& format, const std::string& command,
-                               const std::vector<Diagnostic>& diagnostics, size_t inputs);
+                               std::vector<Diagnostic> diagnostics, size_t inputs, bool unreadable = false);
 
 /// The --format values of a command whose findings can also be reported
 /// as SARIF or GitHub annotations: {"text", "json", "sarif", "github"}.

@@ -57,10 +57,17 @@ void print_warning(const std::string& where, const std::string& message) {
 }
 
 std::string render_diagnostics(const std::string& format, const std::string& command,
-                               const std::vector<Diagnostic>& diagnostics, size_t inputs) {
+                               std::vector<Diagnostic> diagnostics, size_t inputs, bool unreadable) {
   check::ReportSummary summary;
   summary.command = command;
   summary.inputs = inputs;
+  summary.incomplete = unreadable;
+  for (auto& d : diagnostics) {
+    d.member = printable(d.member);
+    d.location = printable(d.location);
+    d.message = printable(d.message);
+    d.hint = printable(d.hint);
+  }
   for (const auto& d : diagnostics)
     (d.severity == Severity::error ? summary.errors : d.severity == Severity::note ? summary.notes : summary.warnings)++;
   return format == "sarif" ? check::render_sarif(diagnostics, summary) : check::render_github(diagnostics, summary);

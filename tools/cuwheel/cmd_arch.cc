@@ -221,7 +221,7 @@ int run_arch_once() {
 int run_arch() {
   g_wrote = false;
   if (g_opts.format == "sarif" || g_opts.format == "github") {
-    if (g_opts.output == "-" || g_opts.output == "/dev/stdout") {
+    if (!g_opts.output.empty() && names_standard_output(g_opts.output)) {
       error("--output", "--format " + g_opts.format + " writes its report on stdout: give -o a file for the list");
       return kExitUnreadable;
     }

@@ -285,7 +285,7 @@ int run_matrix() {
                               ": write the result to another file (a failed run removes -o FILE)");
         return kExitUnreadable;
       }
-  if ((g_opts.format == "sarif" || g_opts.format == "github") && (g_opts.output == "-" || g_opts.output == "/dev/stdout")) {
+  if ((g_opts.format == "sarif" || g_opts.format == "github") && !g_opts.output.empty() && names_standard_output(g_opts.output)) {
     error("--output", "--format " + g_opts.format + " writes its report on stdout: give -o a file for the matrix");
     return kExitUnreadable;
   }

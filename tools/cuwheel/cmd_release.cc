@@ -224,7 +224,7 @@ int run_release_verify() {
     doc.update(verify_json(*r));
     print(doc);
   } else if (g_verify.format == "sarif" || g_verify.format == "github") {
-    std::cout << render_diagnostics(g_verify.format, "release", r->findings, 1);
+    std::cout << render_diagnostics(g_verify.format, "release", r->findings, 1, r->any_unreadable());
     std::cout.flush();
   } else {
     print_findings_text(g_verify.dir, *r);

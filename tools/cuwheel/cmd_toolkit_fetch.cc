@@ -114,7 +114,9 @@ json sums_json(const tk::SumsCheck& s) {
 int finish_fetch(const std::string& command, const tk::FetchReport& r, const std::string& folder,
                  bool verify = false) {
   if (g.format == "sarif" || g.format == "github") {
-    std::cout << render_diagnostics(g.format, "toolkit", r.diagnostics(folder), 1);
+    bool unavailable = false;
+    for (const auto& f : r.files) unavailable |= f.status == tk::FileOutcome::Status::unavailable;
+    std::cout << render_diagnostics(g.format, "toolkit", r.diagnostics(folder), 1, unavailable);
     std::cout.flush();
   } else if (g.format == "json") {
     json doc = report_json(command, r, folder);

@@ -44,6 +44,12 @@ Status write_file_atomic(const std::string& path, std::string_view data, unsigne
 /// failing call otherwise.
 Status write_output(const std::string& path, std::string_view data, unsigned mode = 0644);
 
+/// True when write_output(path) would write to standard output: "-", or a
+/// name that is the same file as standard output (/dev/stdout,
+/// /dev/fd/1, /proc/self/fd/1, the file the shell redirected stdout to),
+/// compared by device and inode.
+bool names_standard_output(const std::string& path);
+
 /// Removes the result an earlier run left at an output name, so that it
 /// cannot pass for a failed run's: the regular file `path` names (through
 /// a symbolic link: the file it resolves to; the link stays). Never "-",

@@ -33,6 +33,10 @@ struct ReportSummary {
   std::vector<std::pair<std::string, std::string>> read_warnings;
   std::vector<std::string> read_warning_inputs;
   std::string policy_source;   ///< "" = built-in defaults
+  /// Some input could not be read although `unreadable` names none (the
+  /// command reported it as one of its own diagnostics, as release
+  /// verify's `unreadable`): SARIF's executionSuccessful is false.
+  bool incomplete = false;
 };
 
 /// Findings that share one cause: the same input, rule, severity, location,
