@@ -8,13 +8,7 @@
 set -u
 
 CUWHEEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/common.sh"
 
 run() {
   rc=0
@@ -212,5 +206,4 @@ expect_rc 2 "sarif with --to json"; expect_err "the JSON document is --format js
 run arch "9.0" --format github -o /dev/stdout
 expect_rc 2 "github with -o stdout"; expect_err "writes its report on stdout" "github with -o stdout"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -9,12 +9,7 @@
 set -uo pipefail
 CUWHEEL="$1"
 BIN="tests/fixtures/bin"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/common.sh"
 
 # run EXPECTED_RC ARGS...: runs cuwheel, keeps stdout/stderr in $WORK/out, $WORK/err.
 run() {
@@ -173,5 +168,4 @@ if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); x=d["duplicates"
 run 0 diff --format json "$WORK/dup-1.0-py3-none-any.whl" "$WORK/dup-1.0-py3-none-any.whl"
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["duplicates"]==[] and d["members"]==[] else 1)' "$WORK/out"; then ok; else bad "JSON duplicates of a clean wheel"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

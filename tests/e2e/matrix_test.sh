@@ -10,13 +10,7 @@ set -u
 CUWHEEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 FIX=$ROOT/tests/fixtures/matrix
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/common.sh"
 
 # run ARGS...: runs cuwheel, stdout in $WORK/out, stderr in $WORK/err, status in $rc.
 run() {
@@ -294,5 +288,4 @@ run matrix --policy "$WORK/pol.toml" -o "$WORK/pol.toml" "$FIX/generator-linux.j
 expect_rc 2 "-o naming the policy"
 [ -s "$WORK/pol.toml" ] && ok || bad "-o naming the policy: the policy was removed"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish
