@@ -388,4 +388,24 @@ Status write_stamp(const std::string& path, const Identity& current) {
   return write_output(path, current.str() + "\n");
 }
 
+std::vector<Diagnostic> stamp_diagnostics(const StampCheck& r, const std::string& stamp_path) {
+  if (!r.rebuild()) return {};
+  Diagnostic d;
+  d.path = stamp_path;
+  d.message = r.message;
+  // The malformed-stamp message starts with the stamp's name, which the
+  // diagnostic's path already gives.
+  const std::string named = printable(stamp_path) + ": ";
+  if (d.message.compare(0, named.size(), named) == 0) d.message.erase(0, named.size());
+  for (size_t i = 0; i < r.changes.size(); ++i) d.message += (i ? "; " : " (") + r.changes[i];
+  if (!r.changes.empty()) d.message += ")";
+  switch (r.state) {
+    case StampCheck::State::kDiffers: d.rule = "stale-build"; break;
+    case StampCheck::State::kMissing: d.rule = "no-stamp"; break;
+    default: d.rule = "malformed-stamp"; break;
+  }
+  d.hint = "rebuild from a clean build folder, then record it with `cuwheel identity stamp`";
+  return {d};
+}
+
 }  // namespace cuwheel::identity

@@ -42,6 +42,13 @@ std::string join(const std::vector<std::string>& v, const std::string& prefix, c
   return s;
 }
 
+// "wheel size 1.0 MB -> 1.2 MB (+200.0 kB, +20.0%) exceeds --max-growth 10%".
+std::string gate_line(const diff::Gate& g) {
+  return g.what + " " + human(g.old_size) + " -> " + human(g.new_size) + " (" +
+         signed_human(int64_t(g.new_size) - int64_t(g.old_size)) + ", " + percent(g.old_size, g.new_size) + ") " +
+         (g.exceeded ? "exceeds" : "is within") + " " + g.flag + " " + g.limit.text;
+}
+
 const char* kind_name(diff::MemberChange::Kind k) {
   switch (k) {
     case diff::MemberChange::Kind::added: return "added";
@@ -165,13 +172,33 @@ std::string render_diff_text(const diff::WheelDiff& d, const std::vector<diff::G
       }
     }
   }
-  for (const auto& g : gates) {
-    out += std::string("\n") + (g.exceeded ? "FAIL" : "ok") + ": " + g.what + " " + human(g.old_size) + " -> " +
-           human(g.new_size) + " (" + signed_human(int64_t(g.new_size) - int64_t(g.old_size)) + ", " +
-           percent(g.old_size, g.new_size) + ") " + (g.exceeded ? "exceeds" : "is within") + " " + g.flag + " " +
-           g.limit.text;
-  }
+  for (const auto& g : gates) out += std::string("\n") + (g.exceeded ? "FAIL" : "ok") + ": " + gate_line(g);
   if (!gates.empty()) out += "\n";
+  return out;
+}
+
+std::vector<Diagnostic> diff_diagnostics(const diff::WheelDiff& d, const std::vector<diff::Gate>& gates) {
+  std::vector<Diagnostic> out;
+  for (const auto& g : gates) {
+    if (!g.exceeded) continue;
+    Diagnostic x;
+    x.rule = g.flag == "--max-installed-growth" ? "installed-growth" : "wheel-growth";
+    x.path = d.new_path;
+    x.message = gate_line(g) + " (old: " + d.old_path + ")";
+    x.hint = "find the growth in `cuwheel diff` text output (largest change first), or raise " + g.flag +
+             " if it is intended";
+    out.push_back(std::move(x));
+  }
+  for (const auto& du : d.duplicates) {
+    Diagnostic x;
+    x.rule = "duplicate-member";
+    x.severity = Severity::warning;
+    x.path = du.path;
+    x.member = du.member;
+    x.message = "stored " + std::to_string(du.copies) + " times; installers keep the last copy, which is the one compared";
+    x.hint = "write each member once when building the wheel";
+    out.push_back(std::move(x));
+  }
   return out;
 }
 

@@ -82,6 +82,16 @@ run 0 diff --max-growth 1% "$NEW" "$OLD"   # shrinking never fails
 run 0 diff --max-growth 0% "$OLD" "$OLD"   # identical builds
 has out "0 added, 0 removed, 0 changed"
 
+# The exceeded gates as a report: one diagnostic per gate over its limit.
+run 1 diff --format github --max-growth 10% --max-installed-growth 1GB "$OLD" "$NEW"
+has out "::error file=$NEW,title=wheel-growth::wheel size"
+has out "exceeds --max-growth 10%25 (old: $OLD)"   # GitHub's escape of %
+if grep -q "installed-growth" "$WORK/out"; then bad "a gate within its limit was reported"; else ok; fi
+run 1 diff --format sarif --max-installed-growth 2MB "$OLD" "$NEW"
+has out '"ruleId": "CW912"'
+run 0 diff --format sarif --max-growth 50MB "$OLD" "$NEW"
+has out '"results": []'
+
 # JSON.
 run 1 diff --format json --max-growth 10% "$OLD" "$NEW"
 if python3 - "$WORK/out" <<'PY'
@@ -165,6 +175,8 @@ has out "a.txt  (10 B -> 1.0 kB stored)"
 has err "twice/dup-1.0-py3-none-any.whl: a.txt is stored 2 times; installers keep the last copy"
 run 0 diff --format json "$WORK/dup-1.0-py3-none-any.whl" "$WORK/twice/dup-1.0-py3-none-any.whl"
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); x=d["duplicates"]; sys.exit(0 if len(x)==1 and x[0]["member"]=="a.txt" and x[0]["wheel"]=="new" and x[0]["copies"]==2 else 1)' "$WORK/out"; then ok; else bad "JSON duplicates"; fi
+run 0 diff --format github "$WORK/dup-1.0-py3-none-any.whl" "$WORK/twice/dup-1.0-py3-none-any.whl"
+has out "::warning file=$WORK/twice/dup-1.0-py3-none-any.whl,title=duplicate-member in a.txt::stored 2 times"
 run 0 diff --format json "$WORK/dup-1.0-py3-none-any.whl" "$WORK/dup-1.0-py3-none-any.whl"
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["duplicates"]==[] and d["members"]==[] else 1)' "$WORK/out"; then ok; else bad "JSON duplicates of a clean wheel"; fi
 

@@ -112,6 +112,16 @@ expect_grep "matches message" "$T/out" "configuration is cu12: up to date"
 printf 'garbage\n' >"$S"
 expect_rc 1 "check malformed stamp" -- "$CUWHEEL" identity check --cuda-major 12 --stamp "$S" --format json
 [ "$(json_field 'd["state"], d["rebuild"]')" = "malformed True" ] && ok || bad "malformed stamp json: $(cat "$T/out")"
+# The three outcomes as reports (SARIF, GitHub annotations), nothing when up to date.
+expect_rc 1 "check malformed stamp, github" -- "$CUWHEEL" identity check --cuda-major 12 --stamp "$S" --format github
+expect_grep "malformed-stamp annotation" "$T/out" "^::error file=$S,title=malformed-stamp::'garbage' is not a build identity"
+expect_rc 1 "check missing stamp, github" -- "$CUWHEEL" identity check --cuda-major 12 --stamp "$T/none" --format github
+expect_grep "no-stamp annotation" "$T/out" "^::error file=$T/none,title=no-stamp::no stamp at"
+printf 'cu12\n' >"$T/s12"
+expect_rc 1 "check differs, sarif" -- "$CUWHEEL" identity check --cuda-major 13 --flag debug --stamp "$T/s12" --format sarif
+[ "$(json_field 'd["runs"][0]["results"][0]["ruleId"], d["runs"][0]["results"][0]["message"]["text"].split(" Help:")[0]')" = "CW901 stamp says cu12, configuration is cu13-debug: rebuild (CUDA major 12 -> 13; added debug)" ] && ok || bad "stale-build sarif: $(head -c 600 "$T/out")"
+expect_rc 0 "check matches, sarif" -- "$CUWHEEL" identity check --cuda-major 12 --stamp "$T/s12" --format sarif
+[ "$(json_field 'len(d["runs"][0]["results"])')" = "0" ] && ok || bad "up-to-date sarif has results: $(head -c 600 "$T/out")"
 # A stamp of two lines is quoted whole, escaped, and said to be two lines.
 printf 'cu13\ncu12\n' >"$T/two"
 expect_rc 1 "check a two-line stamp" -- "$CUWHEEL" identity check --cuda-major 13 --stamp "$T/two"

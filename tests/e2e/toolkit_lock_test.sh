@@ -148,9 +148,23 @@ has err "cuda-nvcc-12-9 is not in the repository for arch sparc (it has x86_64)"
 run 1 toolkit lock --repo "$URL/repo" --release 12.10 --packages cuda-nvcc --name cu12 --lock x.lock --format json
 has out '"ok": false'
 has out '"errors": ['
+# The same problems as a report: SARIF and GitHub annotations.
+run 1 toolkit lock --repo "$URL/repo" --release 12.10 --packages cuda-nvcc --name cu12 --lock x.lock --format github
+has out "::error title=lock-unresolvable::cuda-nvcc-12-10 not in repository; releases with cuda-nvcc: 12.8, 12.9, 13.0 [$URL/repo]"
+has err "cuda-nvcc-12-10 not in repository"
+run 1 toolkit lock --repo "$URL/repo" --release 12.10 --packages cuda-nvcc --name cu12 --lock x.lock --format sarif
+has out '"ruleId": "CW813"'
+run 1 toolkit lock --repo "$URL/repo/" --release 12.9 --packages "$PKGS" --name cu12 --lock none.lock --check --format github
+has out "::error file=none.lock,title=lock-out-of-date::no lock file to check"
+run 0 toolkit lock --repo "$URL/repo/" --release 12.9 --packages "$PKGS" --name cu12 --check --format sarif
+has out '"results": []'
+lacks out "is up to date"
 sed -i '0,/^sha256 = "[0-9a-f]*"/s//sha256 = "'"$(printf '0%.0s' {1..64})"'"/' "$L"
 run 1 toolkit lock --repo "$URL/repo/" --release 12.9 --packages "$PKGS" --name cu12 --check
 has err "cuwheel-toolkit.lock: toolkit cu12 is out of date"
+run 1 toolkit lock --repo "$URL/repo/" --release 12.9 --packages "$PKGS" --name cu12 --check --format sarif
+has out '"ruleId": "CW814"'
+has out '"uri": "cuwheel-toolkit.lock"'
 # ...and a plain re-lock repairs it.
 run 0 toolkit lock --repo "$URL/repo/" --release 12.9 --packages "$PKGS" --name cu12
 has out "(written)"

@@ -11,7 +11,9 @@
 
 #include "check_test_util.h"
 #include "cuwheel/check/diagnostics.h"
+#include "cuwheel/release/identity.h"
 #include "cuwheel/release/matrix.h"
+#include "cuwheel/render/diff.h"
 #include "cuwheel/render/report.h"
 #include "cuwheel/toolkit/fetch.h"
 
@@ -57,7 +59,8 @@ TEST(DiagnosticRegistry, CodesAndIdsAreUniqueAndCheckRulesComeFirst) {
       ++check_ids;
     } else {
       others = true;
-      EXPECT_TRUE(d.command == "matrix" || d.command == "release" || d.command == "arch" || d.command == "toolkit")
+      EXPECT_TRUE(d.command == "matrix" || d.command == "release" || d.command == "arch" || d.command == "toolkit" ||
+                  d.command == "identity" || d.command == "diff")
           << d.command;
     }
   }
@@ -102,9 +105,64 @@ TEST(DiagnosticRegistry, EveryEmittedIdIsRegistered) {
   EXPECT_EQ(find_diagnostic("arch", "deprecated-arch")->default_severity, Severity::warning);
   for (const char* c : {"key-rejected", "rpm-rejected", "rpm-unavailable", "unlocked-file", "sums-malformed-line",
                         "sums-listed-twice", "sums-unknown-file", "sums-digest-mismatch", "sums-missing-file",
-                        "nvcc-release", "eula", "compile"})
+                        "nvcc-release", "eula", "compile", "lock-unresolvable", "lock-out-of-date"})
     EXPECT_NE(find_diagnostic("toolkit", c), nullptr) << c;
   for (const auto& r : rules()) EXPECT_NE(find_diagnostic("check", r.name), nullptr) << r.name;
+}
+
+// identity check's three outcomes that mean "rebuild", each a registered
+// id; a matching stamp gives nothing.
+TEST(DiagnosticRegistry, StampOutcomesAreRegisteredDiagnostics) {
+  using State = identity::StampCheck::State;
+  const std::pair<State, const char*> cases[] = {
+      {State::kDiffers, "stale-build"}, {State::kMissing, "no-stamp"}, {State::kMalformed, "malformed-stamp"}};
+  for (const auto& [state, name] : cases) {
+    identity::StampCheck r;
+    r.state = state;
+    r.message = state == State::kMalformed ? "b/st: 'x' is not a build identity" : "stamp says cu12, configuration is cu13: rebuild";
+    if (state == State::kDiffers) r.changes = {"CUDA major 12 -> 13", "added debug"};
+    auto d = identity::stamp_diagnostics(r, "b/st");
+    ASSERT_EQ(d.size(), 1u) << name;
+    EXPECT_EQ(d[0].rule, name);
+    EXPECT_EQ(d[0].path, "b/st");
+    EXPECT_EQ(d[0].severity, Severity::error);
+    EXPECT_NE(find_diagnostic("identity", d[0].rule), nullptr) << name;
+    if (state == State::kDiffers)
+      EXPECT_EQ(d[0].message, "stamp says cu12, configuration is cu13: rebuild (CUDA major 12 -> 13; added debug)");
+    if (state == State::kMalformed) EXPECT_EQ(d[0].message, "'x' is not a build identity");  // the path once, as path
+  }
+  identity::StampCheck same;
+  same.state = State::kMatches;
+  EXPECT_TRUE(identity::stamp_diagnostics(same, "b/st").empty());
+}
+
+// diff: an exceeded gate is an error of its measure, a gate within its
+// limit nothing, a repeated member a warning; all registered.
+TEST(DiagnosticRegistry, DiffGatesAndDuplicatesAreRegisteredDiagnostics) {
+  diff::WheelDiff w;
+  w.old_path = "old.whl";
+  w.new_path = "new.whl";
+  w.duplicates.push_back({"new", "new.whl", "pkg/a.txt", 2});
+  auto gate = [](const char* what, const char* flag, bool exceeded) {
+    diff::Gate g{what, flag, *diff::parse_growth_limit("10%")};
+    g.old_size = 100;
+    g.new_size = exceeded ? 200 : 105;
+    g.exceeded = exceeded;
+    return g;
+  };
+  auto d = render::diff_diagnostics(w, {gate("wheel size", "--max-growth", true),
+                                        gate("installed size", "--max-installed-growth", false)});
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].rule, "wheel-growth");
+  EXPECT_EQ(d[0].path, "new.whl");
+  EXPECT_NE(d[0].message.find("exceeds --max-growth 10% (old: old.whl)"), std::string::npos) << d[0].message;
+  EXPECT_EQ(d[1].rule, "duplicate-member");
+  EXPECT_EQ(d[1].severity, Severity::warning);
+  EXPECT_EQ(d[1].member, "pkg/a.txt");
+  auto installed = render::diff_diagnostics(w, {gate("installed size", "--max-installed-growth", true)});
+  EXPECT_EQ(installed[0].rule, "installed-growth");
+  for (const auto& x : d) EXPECT_NE(find_diagnostic("diff", x.rule), nullptr) << x.rule;
+  EXPECT_EQ(find_diagnostic("diff", "duplicate-member")->default_severity, Severity::warning);
 }
 
 TEST(DiagnosticRegistry, LookupByIdCodeAndSharedName) {
@@ -133,7 +191,7 @@ TEST(DiagnosticRender, SarifUsesTheCommandsIdsAndRegions) {
   auto doc = json::parse(render_sarif({d}, summary_of("toolkit", 1)));
   const auto& run = doc["runs"][0];
   const auto& rules_arr = run["tool"]["driver"]["rules"];
-  ASSERT_EQ(rules_arr.size(), 12u);
+  ASSERT_EQ(rules_arr.size(), 14u);
   for (const auto& r : rules_arr) EXPECT_EQ(r["id"].get<std::string>().substr(0, 3), "CW8") << r;
   const auto& res = run["results"][0];
   EXPECT_EQ(res["ruleId"], "CW808");

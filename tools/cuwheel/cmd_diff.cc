@@ -60,7 +60,9 @@ int run_diff() {
     g.exceeded = diff::exceeds(g.limit, g.old_size, g.new_size);
     exceeded |= g.exceeded;
   }
-  if (o.format == "json")
+  if (o.format == "sarif" || o.format == "github")
+    std::cout << render_diagnostics(o.format, "diff", render::diff_diagnostics(*d, gates), 2);
+  else if (o.format == "json")
     std::cout << render::render_diff_json(*d, gates);
   else
     std::cout << render::render_diff_text(*d, gates, o.top);
@@ -77,7 +79,9 @@ void setup_diff(CLI::App* cmd) {
   cmd->add_option("--top", g_opts.top, "Members listed in text output, largest change first (0: all)")
       ->check(CLI::Validator([](std::string& s) { return decimal_number_error(s); }, "", "decimal"))
       ->default_str("20");
-  cmd->add_option("--format", g_opts.format, "Output format")->check(CLI::IsMember({"text", "json"}))->default_str("text");
+  cmd->add_option("--format", g_opts.format, "Output: text, json, or sarif / github (the exceeded gates and duplicate members as a report)")
+      ->check(CLI::IsMember(report_formats()))
+      ->default_str("text");
 }
 
 }  // namespace cuwheel::cli

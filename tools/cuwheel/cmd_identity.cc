@@ -168,7 +168,9 @@ int run_identity_check() {
     print_error_escaped("identity check", r.error().message());
     return kExitUnreadable;
   }
-  if (g_opts.format == "json") {
+  if (g_opts.format == "sarif" || g_opts.format == "github") {
+    std::cout << render_diagnostics(g_opts.format, "identity", id::stamp_diagnostics(*r, g_opts.stamp), 1);
+  } else if (g_opts.format == "json") {
     json doc = base_document("identity check", *cur);
     doc["stamp"] = g_opts.stamp;
     doc["state"] = state_name(r->state);
@@ -209,7 +211,7 @@ void setup_identity_show(CLI::App* cmd) {
 }
 
 void setup_identity_check(CLI::App* cmd) {
-  add_common(cmd, {"text", "json"});
+  add_common(cmd, report_formats());
   cmd->add_option("--stamp", g_opts.stamp, "Stamp file of the last completed build")->capture_default_str();
 }
 

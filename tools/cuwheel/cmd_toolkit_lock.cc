@@ -122,6 +122,19 @@ int usage(const std::string& where, const std::string& msg) {
 
 int run_toolkit_lock() {
   const bool as_json = g.format == "json";
+  const bool as_report = g.format == "sarif" || g.format == "github";
+  // --format sarif|github: the problems below as a report on stdout (they
+  // are printed on stderr in every format).
+  std::vector<Diagnostic> problems_found;
+  // A repository is a URL, not a file of the checkout: it goes in the
+  // location, and the diagnostic has no path.
+  auto report = [&](const char* rule, const std::string& path, const std::string& message, const std::string& hint,
+                    const std::string& location = "") {
+    problems_found.push_back(Diagnostic{rule, Severity::error, path, "", location, message, hint});
+  };
+  auto emit_report = [&] {
+    if (as_report) std::cout << render_diagnostics(g.format, "toolkit", problems_found, 1);
+  };
   if (!valid_release(g.release)) return usage("--release", "'" + g.release + "' is not a CUDA release X.Y");
   if (!valid_name(g.name)) return usage("--name", "'" + g.name + "' must be letters, digits, '-' or '_' (e.g. cu12)");
   if (g.packages.empty()) return usage("--packages", "no package names");
@@ -156,6 +169,8 @@ int run_toolkit_lock() {
     if (t) old_text = std::move(*t);
   } else if (g.check) {
     print_error(g.lock, "no lock file to check");
+    report("lock-out-of-date", g.lock, "no lock file to check", "create it: run the same command without --check");
+    emit_report();
     return kExitFindings;
   }
 
@@ -187,7 +202,10 @@ int run_toolkit_lock() {
     for (std::string line; std::getline(lines, line);) {
       problems.push_back(line);
       print_error(g.repo, line);
+      report("lock-unresolvable", "", line,
+             "check the package names and --release against the repository, or add the missing packages", g.repo);
     }
+    emit_report();
     if (as_json)
       print_json({{"ok", false}, {"lock", g.lock}, {"errors", problems}, {"filelists", filelists_json(*files)}});
     return kExitFindings;
@@ -224,8 +242,13 @@ int run_toolkit_lock() {
                  {"filelists", filelists_json(*files)}});
     if (changed) {
       print_error(g.lock, "toolkit " + g.name + " is out of date with " + g.repo + " (re-run without --check)");
+      report("lock-out-of-date", g.lock, "toolkit " + g.name + " is out of date with " + g.repo,
+             "re-run without --check and commit the new lock");
+      emit_report();
       return kExitFindings;
     }
+    emit_report();
+    if (as_report) return kExitOk;
     if (!as_json) std::cout << g.lock << ": " << g.name << " is up to date\n";
     return kExitOk;
   }
@@ -234,6 +257,10 @@ int run_toolkit_lock() {
       print_error(g.lock, w.error().message());
       return kExitUnreadable;
     }
+  }
+  if (as_report) {
+    emit_report();
+    return kExitOk;
   }
   if (as_json) {
     print_json({{"ok", true}, {"lock", g.lock}, {"changed", changed}, {"toolkit", tk_json},
@@ -277,7 +304,9 @@ void setup_toolkit_lock(CLI::App* cmd) {
   cmd->add_option("--key-url", g.key_url, "URL of the repository's signing key (recorded for download)");
   cmd->add_option("--key-fingerprint", g.key_fingerprint, "The key's 40-hex OpenPGP fingerprint, as NVIDIA publishes it");
   cmd->add_flag("--check", g.check, "Write nothing; exit 1 if the lock differs from a fresh resolution");
-  cmd->add_option("--format", g.format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  cmd->add_option("--format", g.format, "Output: text, json, or sarif / github (the problems as a report)")
+      ->check(CLI::IsMember(report_formats()))
+      ->capture_default_str();
 }
 
 }  // namespace cuwheel::cli

@@ -39,6 +39,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cuwheel/base/diagnostic.h"
 #include "cuwheel/base/expected.h"
 
 namespace cuwheel::identity {
@@ -152,6 +153,13 @@ struct StampCheck {
 /// escaped by printable() (include/cuwheel/base/bytes.h). Errors: the stamp exists but
 /// cannot be read (a folder, no permission, too large).
 Expected<StampCheck> check_stamp(const std::string& path, const Identity& current);
+
+/// The outcome of check_stamp() as diagnostics (docs/diagnostics.md), for
+/// `identity check --format sarif|github`: nothing when the stamp matches;
+/// else one error, path `stamp_path`, message `r.message` with the changes
+/// appended: `identity/stale-build` (CW901, kDiffers), `identity/no-stamp`
+/// (CW902, kMissing) or `identity/malformed-stamp` (CW903, kMalformed).
+std::vector<Diagnostic> stamp_diagnostics(const StampCheck& r, const std::string& stamp_path);
 
 /// Writes "<identity>\n" to `path` atomically (write_file_atomic), creating
 /// missing parent folders. Call only after a successful build. Errors name

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cuwheel/base/diagnostic.h"
 #include "cuwheel/release/diff.h"
 
 namespace cuwheel::render {
@@ -22,5 +23,14 @@ std::string render_diff_text(const diff::WheelDiff& d, const std::vector<diff::G
 /// The JSON document (schema 1, docs/diff.md), one line per value, ending
 /// in a newline; bytes that are not UTF-8 become U+FFFD, never an abort.
 std::string render_diff_json(const diff::WheelDiff& d, const std::vector<diff::Gate>& gates);
+
+/// The diff's problems as diagnostics (docs/diagnostics.md), for the SARIF
+/// and GitHub reports: one `wheel-growth` (CW911) or `installed-growth`
+/// (CW912) error per exceeded gate, path the new wheel, its message the
+/// gate's text line; one `duplicate-member` (CW913) warning per name a
+/// wheel stores twice or more (path that wheel, member the name). Gates
+/// within their limit give nothing. Text is not escaped here: the caller's
+/// renderer does it.
+std::vector<Diagnostic> diff_diagnostics(const diff::WheelDiff& d, const std::vector<diff::Gate>& gates);
 
 }  // namespace cuwheel::render
