@@ -55,6 +55,14 @@ void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSin
     if (warnings) warnings->warn(err.message());
   };
   // (fill_payloads passes no sink: errors stay in payload_error until then.)
+  // One decode buffer per thread, reused for every entry it reads (the
+  // facts read from a payload own their bytes).
+  // A buffer over 16 MiB (a few cubins of NCCL and cuBLAS decode to over
+  // 100 MB) is freed after use, so it does not stay resident per thread.
+  thread_local fatbin::DecodeBuffer scratch;
+  struct Trim {
+    ~Trim() { scratch.trim(16u << 20); }
+  } trim_after;
   if (e.kind == fatbin::kElf) {
     if (f.compression == fatbin::Compression::none) {
       auto c = cubin::read_cubin(e.stored, depth == Depth::full);
@@ -65,7 +73,7 @@ void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSin
       // (up to 128 KiB); for thousands of entries that dominates a listing.
       return;
     } else {
-      auto d = fatbin::decode(e);
+      auto d = fatbin::decode_into(e, scratch);
       if (!d) return fail(d.error());
       auto c = cubin::read_cubin(*d, true);
       if (c) f.cubin = std::move(*c);
@@ -75,7 +83,7 @@ void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSin
     if (f.compression == fatbin::Compression::none) {
       f.ptx = cubin::read_ptx(e.stored, true);
     } else {
-      auto d = fatbin::decode(e);
+      auto d = fatbin::decode_into(e, scratch);
       if (!d) return fail(d.error());
       f.ptx = cubin::read_ptx(*d, true);
     }

@@ -8,6 +8,7 @@
 #include <string.h>  // memmem (GNU)
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <optional>
 
@@ -441,11 +442,54 @@ uint64_t decode_bound(const Entry& e) {
   }
 }
 
-Expected<std::vector<uint8_t>> decode(const Entry& e, uint64_t max_output) {
+namespace {
+
+// One ZSTD decompression context per thread, reused for every entry: a
+// fresh context allocates its workspace (and, when streaming, a window
+// buffer) each time, which for thousands of entries is mostly page faults.
+ZSTD_DCtx* thread_dctx() {
+  struct Holder {
+    ZSTD_DCtx* ctx = ZSTD_createDCtx();
+    ~Holder() { ZSTD_freeDCtx(ctx); }
+  };
+  thread_local Holder h;
+  if (h.ctx) ZSTD_DCtx_reset(h.ctx, ZSTD_reset_session_and_parameters);
+  return h.ctx;
+}
+
+}  // namespace
+
+uint8_t* DecodeBuffer::reserve(size_t n) {
+  if (size_ < n) {
+    data_.reset();
+    size_ = 0;
+    data_.reset(new uint8_t[n]);  // default-initialised: not cleared
+    size_ = n;
+  }
+  return data_.get();
+}
+
+uint8_t* DecodeBuffer::grow(size_t n, size_t keep) {
+  if (size_ >= n) return data_.get();
+  std::unique_ptr<uint8_t[]> bigger(new uint8_t[n]);
+  if (keep) std::memcpy(bigger.get(), data_.get(), std::min(keep, size_));
+  data_ = std::move(bigger);
+  size_ = n;
+  return data_.get();
+}
+
+void DecodeBuffer::trim(size_t max_kept) {
+  if (size_ > max_kept) {
+    data_.reset();
+    size_ = 0;
+  }
+}
+
+Expected<ByteView> decode_into(const Entry& e, DecodeBuffer& buffer, uint64_t max_output) {
   const std::string where = "entry at " + hex(e.offset);
   switch (e.compression()) {
     case Compression::none:
-      return std::vector<uint8_t>(e.stored.begin(), e.stored.end());
+      return e.stored;
     case Compression::legacy:
       return Error(where + ": legacy compression (flag 0x1000) is not supported");
     case Compression::lz4: {
@@ -457,12 +501,11 @@ Expected<std::vector<uint8_t>> decode(const Entry& e, uint64_t max_output) {
       // most 255 output bytes), so a declared size beyond that is a lie:
       // allocate for what the stored bytes can produce, not for the header.
       const uint64_t room = std::min<uint64_t>(cap, lz4_expansion_bound(e.stored.size()));
-      std::vector<uint8_t> out(static_cast<size_t>(room));
-      int n = LZ4_decompress_safe(reinterpret_cast<const char*>(e.stored.data()), reinterpret_cast<char*>(out.data()),
+      uint8_t* out = buffer.reserve(static_cast<size_t>(room));
+      int n = LZ4_decompress_safe(reinterpret_cast<const char*>(e.stored.data()), reinterpret_cast<char*>(out),
                                   static_cast<int>(e.stored.size()), static_cast<int>(room));
       if (n < 0) return Error(where + ": LZ4 block is corrupt or larger than the declared size " + hex(cap));
-      out.resize(static_cast<size_t>(n));
-      return out;
+      return ByteView(out, static_cast<size_t>(n));
     }
     case Compression::zstd: {
       uint64_t cap = e.uncompressed_size;
@@ -472,42 +515,59 @@ Expected<std::vector<uint8_t>> decode(const Entry& e, uint64_t max_output) {
       if (declared == ZSTD_CONTENTSIZE_ERROR) return Error(where + ": not a ZSTD frame");
       if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != cap)
         return Error(where + ": ZSTD frame declares " + hex(declared) + " bytes but the entry header says " + hex(cap));
-      // Decode in steps, growing the buffer as output arrives (up to cap),
-      // so a header or frame that declares a large size but holds little
-      // data costs only what it really decodes to.
-      ZSTD_DCtx* dctx = ZSTD_createDCtx();
+      ZSTD_DCtx* dctx = thread_dctx();
       if (!dctx) return Error("out of memory");
-      // Start at the declared size when the data could plausibly hold it
-      // (cubins compress about 10-60x), so a genuine large payload is
-      // decoded into one buffer without copies.
-      uint64_t plausible = std::max<uint64_t>(1u << 20, uint64_t(e.stored.size()) * 256);
-      std::vector<uint8_t> out(static_cast<size_t>(std::min<uint64_t>(cap, plausible)));
+      // The size the data could plausibly hold (cubins compress about
+      // 10-60x): a payload that declares more is decoded in steps below, so
+      // a lying header costs only what the data really decodes to.
+      const uint64_t plausible = std::max<uint64_t>(1u << 20, uint64_t(e.stored.size()) * 256);
+      // The common case, a frame that declares its plausible size: one call
+      // straight into the buffer (no window buffer). Anything unusual
+      // (several frames, a size that does not match, corruption) is decoded
+      // again in steps, which gives the precise error.
+      if (declared == cap && cap <= plausible) {
+        size_t frame = ZSTD_findFrameCompressedSize(e.stored.data(), e.stored.size());
+        if (!ZSTD_isError(frame)) {
+          uint8_t* out = buffer.reserve(static_cast<size_t>(cap));
+          size_t r = ZSTD_decompressDCtx(dctx, out, static_cast<size_t>(cap), e.stored.data(), frame);
+          if (!ZSTD_isError(r) && r == cap) return ByteView(out, r);
+          ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
+        }
+      }
+      // Decode in steps, growing the buffer as output arrives (up to cap).
+      // Output room of this call: the buffer may be larger from an earlier
+      // entry, but never beyond what this entry may produce.
+      size_t room = static_cast<size_t>(std::min<uint64_t>(cap, plausible));
+      uint8_t* out = buffer.reserve(room);
       ZSTD_inBuffer in{e.stored.data(), e.stored.size(), 0};
       size_t produced = 0;
-      std::optional<Error> err;
       for (;;) {
-        ZSTD_outBuffer ob{out.data(), out.size(), produced};
+        ZSTD_outBuffer ob{out, room, produced};
         const size_t in_before = in.pos;
         size_t r = ZSTD_decompressStream(dctx, &ob, &in);
         const bool progress = ob.pos != produced || in.pos != in_before;
         produced = ob.pos;
-        if (ZSTD_isError(r)) { err = Error(where + ": ZSTD frame: " + ZSTD_getErrorName(r)); break; }
+        if (ZSTD_isError(r)) return Error(where + ": ZSTD frame: " + ZSTD_getErrorName(r));
         if (r == 0) break;  // frame complete
-        if (produced == out.size()) {
-          if (out.size() >= cap) { err = Error(where + ": ZSTD frame decodes to more than the declared size " + hex(cap)); break; }
-          out.resize(static_cast<size_t>(std::min<uint64_t>(cap, uint64_t(out.size()) * 2)));
+        if (produced == room) {
+          if (room >= cap) return Error(where + ": ZSTD frame decodes to more than the declared size " + hex(cap));
+          room = static_cast<size_t>(std::min<uint64_t>(cap, uint64_t(room) * 2));
+          out = buffer.grow(room, produced);
         } else if (in.pos == in.size || !progress) {
-          err = Error(where + ": ZSTD frame: truncated (decoded " + hex(produced) + " bytes)");
-          break;
+          return Error(where + ": ZSTD frame: truncated (decoded " + hex(produced) + " bytes)");
         }
       }
-      ZSTD_freeDCtx(dctx);
-      if (err) return *err;
-      out.resize(produced);
-      return out;
+      return ByteView(out, produced);
     }
   }
   return Error(where + ": unknown compression");
+}
+
+Expected<std::vector<uint8_t>> decode(const Entry& e, uint64_t max_output) {
+  DecodeBuffer buffer;
+  auto v = decode_into(e, buffer, max_output);
+  if (!v) return v.error();
+  return std::vector<uint8_t>(v->begin(), v->end());
 }
 
 Expected<std::vector<uint8_t>> decode_prefix(const Entry& e, size_t n) {
@@ -528,7 +588,7 @@ Expected<std::vector<uint8_t>> decode_prefix(const Entry& e, size_t n) {
       return out;
     }
     case Compression::zstd: {
-      ZSTD_DCtx* dctx = ZSTD_createDCtx();
+      ZSTD_DCtx* dctx = thread_dctx();
       if (!dctx) return Error("out of memory");
       std::vector<uint8_t> out(n);
       ZSTD_inBuffer in{e.stored.data(), e.stored.size(), 0};
@@ -536,14 +596,10 @@ Expected<std::vector<uint8_t>> decode_prefix(const Entry& e, size_t n) {
       while (ob.pos < ob.size) {
         const size_t out_before = ob.pos, in_before = in.pos;
         size_t r = ZSTD_decompressStream(dctx, &ob, &in);
-        if (ZSTD_isError(r)) {
-          ZSTD_freeDCtx(dctx);
-          return Error(where + ": ZSTD frame: " + ZSTD_getErrorName(r));
-        }
+        if (ZSTD_isError(r)) return Error(where + ": ZSTD frame: " + ZSTD_getErrorName(r));
         if (r == 0) break;                                         // frame complete
         if (ob.pos == out_before && in.pos == in_before) break;   // no progress: truncated input
       }
-      ZSTD_freeDCtx(dctx);
       out.resize(ob.pos);
       return out;
     }

@@ -527,6 +527,61 @@ TEST(FatbinDecode, LegacyCompressionIsUnsupported) {
   EXPECT_FALSE(fatbin::decode_prefix(entry, 8));
 }
 
+// One buffer for a run of entries of every kind and size: each decodes to
+// its own bytes, a raw payload is the stored bytes themselves, the buffer
+// never shrinks unless trimmed, and an error after successes is the same
+// error decode() gives.
+TEST(FatbinDecode, DecodeIntoReusesOneBuffer) {
+  fatbin::DecodeBuffer buf;
+  Bytes big = sample_payload(70000), small = sample_payload(300), mid = sample_payload(5000);
+  auto z_big = hold(compressed_container(zstd_frame(big), fatbin::kFlagZstd, big.size()));
+  auto l_small = hold(compressed_container(lz4_block(small), fatbin::kFlagLz4, small.size()));
+  auto z_mid = hold(compressed_container(zstd_frame(mid), fatbin::kFlagZstd, mid.size()));
+  EntrySpec raw_spec;
+  raw_spec.payload = sample_payload(100);
+  auto raw = hold(container_of({raw_spec}));
+  for (int round = 0; round < 2; ++round) {
+    auto a = fatbin::decode_into(z_big.e, buf);
+    ASSERT_TRUE(a) << a.error().message();
+    EXPECT_EQ(Bytes(a->begin(), a->end()), big);
+    const size_t cap = buf.capacity();
+    EXPECT_GE(cap, big.size());
+    auto b = fatbin::decode_into(l_small.e, buf);
+    ASSERT_TRUE(b) << b.error().message();
+    EXPECT_EQ(Bytes(b->begin(), b->end()), small);
+    auto c = fatbin::decode_into(z_mid.e, buf);
+    ASSERT_TRUE(c) << c.error().message();
+    EXPECT_EQ(Bytes(c->begin(), c->end()), mid);
+    EXPECT_EQ(buf.capacity(), cap);  // reused, not reallocated
+    auto r = fatbin::decode_into(raw.e, buf);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->data(), raw.e.stored.data());
+    EXPECT_EQ(r->size(), 100u);
+  }
+  Bytes frame = zstd_frame(mid);
+  frame.resize(frame.size() / 2);
+  auto cut = hold(compressed_container(frame, fatbin::kFlagZstd, mid.size()));
+  auto bad = fatbin::decode_into(cut.e, buf);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message(), fatbin::decode(cut.e).error().message());
+  buf.trim(1u << 20);
+  EXPECT_GT(buf.capacity(), 0u);  // 70000 bytes: kept
+  buf.trim(1000);
+  EXPECT_EQ(buf.capacity(), 0u);
+}
+
+// Bytes after the ZSTD frame inside the stored payload are not part of it,
+// in the one-call path as in the stepwise one.
+TEST(FatbinDecode, ZstdTrailingBytesAfterTheFrameAreIgnored) {
+  Bytes plain = sample_payload(5000);
+  Bytes stored = zstd_frame(plain);
+  append(stored, Bytes(13, 0xEE));
+  auto held_entry = hold(compressed_container(stored, fatbin::kFlagZstd, plain.size()));
+  auto d = fatbin::decode(held_entry.e);
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(*d, plain);
+}
+
 // --- a payload that does not decode is unreadable input ----------------------
 
 namespace {

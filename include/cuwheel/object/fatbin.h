@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -166,6 +167,32 @@ Expected<std::vector<Located>> find_in_elf(const elf::File& file, WarningSink* w
 /// uncompressed size; a stream that decodes to more, or fails, is an Error
 /// naming the entry offset.
 Expected<std::vector<uint8_t>> decode(const Entry& e, uint64_t max_output = (1ull << 30));
+
+/// Scratch memory for decode_into(), reused across calls. Its bytes are
+/// never cleared (decoding writes each one it returns), so a payload costs
+/// no extra pass over memory.
+class DecodeBuffer {
+ public:
+  /// At least `n` bytes; earlier contents are not kept. Throws
+  /// std::bad_alloc like any allocation.
+  uint8_t* reserve(size_t n);
+  /// At least `n` bytes, keeping the first `keep` bytes of the old storage.
+  uint8_t* grow(size_t n, size_t keep);
+  /// Frees the storage when it is larger than `max_kept` bytes, so one huge
+  /// payload does not stay resident for the rest of the run.
+  void trim(size_t max_kept);
+  size_t capacity() const { return size_; }
+
+ private:
+  std::unique_ptr<uint8_t[]> data_;
+  size_t size_ = 0;
+};
+
+/// decode() into `buffer`. Returns the payload: a view of `e.stored` when
+/// it is raw, else of the first bytes of `buffer` (valid until the buffer
+/// is used again). Same limits and errors as decode(). A ZSTD frame that
+/// declares its size is decoded in one call; ZSTD state is kept per thread.
+Expected<ByteView> decode_into(const Entry& e, DecodeBuffer& buffer, uint64_t max_output = (1ull << 30));
 
 /// The most bytes decode() can produce for `e` without failing: the
 /// declared uncompressed size for ZSTD, that size but at most what the
