@@ -824,7 +824,7 @@ Expected<std::vector<CheckModel>> build_models(const std::string& path, const Bu
   // A raw fatbin is a library-like input too: device code, no ELF facts
   // (the loading rules see is_elf false and stay silent).
   if (!is_object(kind) && kind != FileKind::archive)
-    return Error(path + ": not a wheel, ELF file, static archive, fatbin or cubin");
+    return Error(path + ": " + kNotAnInput);
   CheckModel m;
   m.path = path;
   m.kind = CheckModel::Kind::library;

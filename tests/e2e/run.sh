@@ -319,7 +319,7 @@ expect_out '^a.cubin: 1 SASS'
 expect_out "^cuwheel: error: does_not_exist.so: no such file or directory" "$WORK/err"
 expect_rc 2 list notelf.so libplain.so
 expect_out '^libplain.so: '
-expect_out 'notelf.so: not an ELF file' "$WORK/err"
+expect_out 'notelf.so: not a wheel, ELF file, static archive, fatbin or cubin' "$WORK/err"
 expect_rc 2 list truncated.fatbin
 expect_out 'truncated.fatbin: fatbin container at 0x0' "$WORK/err"
 
@@ -385,6 +385,14 @@ expect_out '^  sass +sm_80'
 expect_rc 0 show noshdr.so
 expect_out '^  needed +libcudart.so.13'
 
+# A library cut short is one error, in the words show and check use, with
+# no warnings about the tables it lost and no "no device code" line.
+head -c 100 "$BIN/libplain.so" > "$WORK/cut100.so"
+expect_rc 2 list "$WORK/cut100.so"
+expect_out '^cuwheel: error: .*cut100.so: truncated ELF file: section header table at 0x[0-9a-f]+ ends past the end of the file \(0x64 bytes\)$' "$WORK/err"
+if grep -q warning "$WORK/err" || [ -s "$WORK/out" ]; then bad "list of a cut library: $(cat "$WORK/err" "$WORK/out")"; else ok; fi
+expect_rc 2 show "$WORK/cut100.so"
+expect_out '^cuwheel: error: .*cut100.so: truncated ELF file: section header table' "$WORK/err"
 # A raw cubin cut short lists what it could read and exits 2.
 head -c 2000 "$BIN/a.cubin" > "$WORK/trunc.cubin"
 expect_rc 2 list "$WORK/trunc.cubin"

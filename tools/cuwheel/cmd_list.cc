@@ -77,20 +77,28 @@ class ListVisitor : public InputVisitor {
     WarningSink warnings;
     auto dc = read_device_code(obj.bytes, Depth::arch, &warnings, [&obj](ByteView v) { obj.release(v); });
     const bool plain = obj.input_kind == InputKind::file || obj.input_kind == InputKind::archive;
+    // An ELF file cut short is one error, worded as show and check word it;
+    // the parser's warnings about the tables it lost say the same again.
+    const auto truncated = elf::truncated_header_tables(obj.bytes);
     if (!dc) {
       // Inside wheels and directories, files that are not objects are skipped
       // before this point; an object that fails to parse is an error.
-      if (!plain || looks_like_object(obj.bytes)) error(obj.display(), dc.error());
-      else error(obj.display(), Error("not an ELF file, static archive or fatbin"));
+      if (truncated) error(obj.display(), Error(*truncated));
+      else if (!plain || looks_like_object(obj.bytes)) error(obj.display(), dc.error());
+      else error(obj.display(), Error(kNotAnInput));
       return;
     }
-    for (const auto& w : warnings.messages()) {
-      progress_.clear();
-      print_warning(obj.display(), w);
+    if (!truncated) {
+      for (const auto& w : warnings.messages()) {
+        progress_.clear();
+        print_warning(obj.display(), w);
+      }
     }
-    // Reading stopped at a broken container: list what was read, and fail.
+    // Reading stopped at a broken container, or the file is cut short: list
+    // what was read, and fail. When nothing was read the error says it all.
     if (dc->stopped) error(obj.display(), *dc->stopped);
-    else if (auto t = elf::truncated_header_tables(obj.bytes)) error(obj.display(), Error(*t));
+    else if (truncated) error(obj.display(), Error(*truncated));
+    if (truncated && dc->entries.empty()) return;
     const render::ListSelection sel{o_.elf, o_.ptx, o_.all};
     if (o_.format == "json") {
       json_input_["objects"].push_back(render::list_object_json(obj, *dc, sel));

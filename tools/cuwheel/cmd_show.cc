@@ -59,7 +59,7 @@ class ShowVisitor : public InputVisitor {
     r.owner = obj.owner;
     if (identify(obj.bytes) != FileKind::elf && !looks_like_object(obj.bytes)) {
       // Only plain inputs reach here with non-object bytes.
-      return error(obj.display(), Error("not an ELF file, static archive or fatbin"));
+      return error(obj.display(), Error(kNotAnInput));
     }
     // One read of the object (model/model.h), as check does; payload pages
     // are released as soon as each entry is read, so a large library mapped

@@ -103,6 +103,10 @@ Status walk_input(const std::string& path, const WalkOptions& opts, InputVisitor
 Status walk_wheel(const std::string& path, const WalkOptions& opts, InputVisitor& visitor,
                   const std::string& owner = "");
 
+/// What every command says of a plain file that is none of the inputs
+/// cuwheel reads (identify(): no zip, ELF, `!<arch>` or fatbin magic).
+inline constexpr const char* kNotAnInput = "not a wheel, ELF file, static archive, fatbin or cubin";
+
 /// The most bytes of one `*.dist-info/RECORD` read (torch 2.15's is 1.3 MB).
 inline constexpr size_t kMaxRecordBytes = size_t{16} << 20;
 
