@@ -75,7 +75,12 @@ class ShowVisitor : public InputVisitor {
     }
     // Device code that could not be read at all (a raw fatbin or cubin
     // whose structure lies) is unreadable input, as for list and check.
-    if (!lib.device_read && !lib.device_error.empty()) error(obj.display(), Error(lib.device_error));
+    if (!lib.device_read && !lib.device_error.empty()) {
+      error(obj.display(), Error(lib.device_error));
+      // A raw fatbin or cubin has nothing else to show: no record saying
+      // "device code none" after the error (list prints no line either).
+      if (!lib.is_elf) return;
+    }
     if (lib.device_read) {
       if (lib.device.stopped) error(obj.display(), *lib.device.stopped);
       // show reads every payload (kernels, PTX directives): one that does
