@@ -33,7 +33,12 @@ std::string render_text(const std::vector<Finding>& findings, const ReportSummar
   }
   for (const auto& [where, msg] : s.read_warnings)
     out += printable(where) + ": read warning: " + printable(msg) + "\n";
-  std::string summary = std::to_string(s.inputs) + (s.inputs == 1 ? " input" : " inputs") + " checked: " +
+  std::string counted = std::to_string(s.inputs) + (s.inputs == 1 ? " input" : " inputs") + " checked";
+  if (s.installed)
+    counted = std::to_string(s.given) + (s.given == 1 ? " input" : " inputs") + " checked (" +
+              std::to_string(s.installed) + (s.installed == 1 ? " installed distribution" : " installed distributions") +
+              (s.given == 1 ? " in it)" : " in them)");
+  std::string summary = counted + ": " +
                         std::to_string(s.errors) + (s.errors == 1 ? " error" : " errors") + ", " +
                         std::to_string(s.warnings) + (s.warnings == 1 ? " warning" : " warnings");
   if (s.notes) summary += ", " + std::to_string(s.notes) + (s.notes == 1 ? " note" : " notes");

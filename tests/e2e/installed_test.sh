@@ -38,7 +38,13 @@ has "good:dp_torchext/_C.so: note[unresolved-needed]: DT_NEEDED libtorch.so is f
 has "installed in $WORK/good (torch-2.15.0.dist-info)"
 has "good:dp_torchext_undeclared/_C.so: error[unresolved-needed]: DT_NEEDED libtorch.so is not found"
 has "good:dp_torchext_undeclared-1.0.dist-info: error[no-device-code]"
-has "3 inputs checked: 6 errors"
+has "1 input checked (3 installed distributions in it): 6 errors"
+# The words and the RUNPATH entry of an installed distribution: not "this
+# wheel", and the exact $ORIGIN path from the library's folder.
+has "nothing in this distribution finds it by path"
+lacks "nothing in this wheel"
+has 'or add $ORIGIN/../torch/lib to the RUNPATH'
+lacks "up to site-packages"
 # As --deps: the installed torch provides for a wheel checked against it.
 run 0 check --deps "$WORK/good" "$EXT"
 has "installed in $WORK/good (torch-2.15.0.dist-info)"

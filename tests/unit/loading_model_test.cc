@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "check_test_util.h"
+#include "check/rules/loading_util.h"
 #include "cuwheel/model/loading.h"
 
 using namespace cuwheel;
@@ -39,6 +40,19 @@ TEST(LoadingModel, InstallPathDropsDataSchemes) {
   EXPECT_EQ(install_path("pkg-1.0.data/platlib/pkg/a.so").value_or("?"), "pkg/a.so");
   EXPECT_EQ(install_path("pkg-1.0.data/purelib/a.so").value_or("?"), "a.so");
   EXPECT_FALSE(install_path("pkg-1.0.data/scripts/tool"));
+}
+
+// The RUNPATH entry a help text suggests: exact, from the library's
+// installed folder to the target folder of site-packages.
+TEST(LoadingModel, OriginPathToAFolderOfSitePackages) {
+  using check::rule_impl::loading::origin_path_to;
+  EXPECT_EQ(origin_path_to("torchaudio/lib/_torchaudio.so", "torch/lib"), "$ORIGIN/../../torch/lib");
+  EXPECT_EQ(origin_path_to("pkg/_C.so", "torch/lib"), "$ORIGIN/../torch/lib");
+  EXPECT_EQ(origin_path_to("_top.so", "nvidia/cu13/lib"), "$ORIGIN/nvidia/cu13/lib");
+  EXPECT_EQ(origin_path_to("pkg/lib/a.so", "pkg/lib"), "$ORIGIN");
+  EXPECT_EQ(origin_path_to("pkg/lib/a.so", "pkg/other"), "$ORIGIN/../other");
+  EXPECT_EQ(origin_path_to("pkg/lib/a.so", ""), "$ORIGIN/../..");
+  EXPECT_EQ(origin_path_to("pkg-1.0.data/platlib/pkg/a.so", "torch/lib"), "$ORIGIN/../torch/lib");
 }
 
 TEST(LoadingModel, RpathIsInheritedDownTheChain) {

@@ -279,6 +279,8 @@ int run_check() {
   // 3. Rules and report.
   auto findings = check::run_rules(models, policy, deps);
   summary.inputs = models.size();
+  summary.given = o.paths.size();
+  for (const auto& m : models) summary.installed += m.kind == check::CheckModel::Kind::installed;
   for (const auto& f : findings)
     (f.severity == check::Severity::error  ? summary.errors
      : f.severity == check::Severity::note ? summary.notes

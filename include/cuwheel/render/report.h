@@ -20,6 +20,12 @@ struct ReportSummary {
   /// "release", "arch" or "toolkit" (DiagnosticInfo::command).
   std::string command = "check";
   size_t inputs = 0;           ///< models checked (check), or inputs read (the others)
+  /// check: the paths given, and how many of the models are distributions
+  /// installed in a site-packages folder among them. When `installed` is
+  /// not 0 the text summary counts the paths and names the distributions
+  /// ("1 input checked (4 installed distributions in it)"), since a folder
+  /// is one input to the user however many models it holds.
+  size_t given = 0, installed = 0;
   size_t errors = 0, warnings = 0, notes = 0;
   std::vector<std::pair<std::string, std::string>> unreadable;  ///< (where, message)
   /// The input path (as given, or the wheel of a folder) each `unreadable`

@@ -129,6 +129,35 @@ std::string wheel_name(const CheckModel& m) {
   return "";
 }
 
+const char* package_noun(const CheckModel& m) {
+  return m.kind == CheckModel::Kind::installed ? "distribution" : "wheel";
+}
+
+std::string origin_path_to(const std::string& member, const std::string& dir) {
+  // The member's folder as installed (a .data/purelib or platlib prefix
+  // removed), split into components.
+  const std::string installed = install_path(member).value_or(member);
+  const std::string from = installed.substr(0, installed.rfind('/') == std::string::npos ? 0 : installed.rfind('/'));
+  auto split = [](const std::string& p) {
+    std::vector<std::string> parts;
+    size_t i = 0;
+    while (i < p.size()) {
+      size_t j = p.find('/', i);
+      if (j == std::string::npos) j = p.size();
+      if (j > i && p.compare(i, j - i, ".") != 0) parts.push_back(p.substr(i, j - i));
+      i = j + 1;
+    }
+    return parts;
+  };
+  const auto a = split(from), b = split(dir);
+  size_t common = 0;
+  while (common < a.size() && common < b.size() && a[common] == b[common]) ++common;
+  std::string out = "$ORIGIN";
+  for (size_t i = common; i < a.size(); ++i) out += "/..";
+  for (size_t i = common; i < b.size(); ++i) out += "/" + b[i];
+  return out;
+}
+
 namespace {
 // "cu12" -> 12, "cu130" -> 13, "cuda12x" -> 12, "cuda13" -> 13.
 std::optional<int> cuda_token(const std::string& t) {

@@ -95,6 +95,17 @@ std::optional<int> version_major(const CheckModel& m);
 /// The normalized distribution name of the wheel ("" when unknown).
 std::string wheel_name(const CheckModel& m);
 
+/// What a message calls the package being checked: "distribution" for one
+/// installed in a site-packages folder, "wheel" otherwise.
+const char* package_noun(const CheckModel& m);
+
+/// The DT_RUNPATH entry that finds `dir` (a folder relative to
+/// site-packages, '/'-separated) from the library `member` once installed:
+/// "$ORIGIN/../../torch/lib" for member "torchaudio/lib/_torchaudio.so".
+/// A wheel's `NAME.data/purelib/` and `NAME.data/platlib/` prefixes are
+/// where the installer puts them (PEP 427, "Installing"): site-packages.
+std::string origin_path_to(const std::string& member, const std::string& dir);
+
 /// True when this wheel is itself the NVIDIA distribution that ships `soname`
 /// (nvidia-cublas ships libcublas.so.13), or ships files under the folder of
 /// the NVIDIA distribution it is.

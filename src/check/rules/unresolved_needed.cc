@@ -55,8 +55,17 @@ std::vector<std::string> other_majors(const std::string& n) {
 
 }  // namespace
 
+namespace {
+// The RUNPATH entry that finds `dir` ("." the install root) from the
+// library `member` once installed: "$ORIGIN/../../torch/lib".
+std::string runpath_to(const std::string& member, const std::string& dir) {
+  return loading::origin_path_to(member, dir == "." ? "" : dir);
+}
+}  // namespace
+
 void unresolved_needed(const Context& ctx, Emitter& out) {
   const auto& m = ctx.model;
+  const std::string noun = loading::package_noun(m);
   if (!m.is_distribution()) return;
   const model::Tree& tree = ctx.tree;
   const model::LoadResolution& loads = ctx.loads;
@@ -125,10 +134,10 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
           auto& w = warns[n];
           if (w.libs++ == 0) {
             w.member = lib.member;
-            w.msg = msg + "; the wheel ships it in " + elsewhere + ", and the extension module " + finder +
+            w.msg = msg + "; the " + noun + " ships it in " + elsewhere + ", and the extension module " + finder +
                     " NEEDs and finds it, so it is in the process if the package imports that module before it opens "
                     "this library (nothing else finds it)";
-            w.hint = "add $ORIGIN/<relative path to " + elsewhere + "> to the RUNPATH";
+            w.hint = "add " + runpath_to(lib.member, elsewhere) + " to the RUNPATH";
           }
           continue;
         }
@@ -160,16 +169,16 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
         auto& note = notes[n];
         if (note.libs++ == 0) {
           note.member = lib.member;
-          note.msg = msg + "; the wheel ships it in " + elsewhere + " as the Python extension module " + ext_member +
+          note.msg = msg + "; the " + noun + " ships it in " + elsewhere + " as the Python extension module " + ext_member +
                      ", which Python has imported before anything can open this library, so the loader finds " + n +
                      " in the process by its soname";
-          note.hint = "add $ORIGIN/<relative path to " + elsewhere + "> to the RUNPATH to find it without that order";
+          note.hint = "add " + runpath_to(lib.member, elsewhere) + " to the RUNPATH to find it without that order";
         }
         continue;
       }
       if (!elsewhere.empty()) {
-        msg += "; the wheel ships it in " + elsewhere;
-        hint = "add $ORIGIN/<relative path to " + elsewhere + "> to the RUNPATH";
+        msg += "; the " + noun + " ships it in " + elsewhere;
+        hint = "add " + runpath_to(lib.member, elsewhere) + " to the RUNPATH";
       } else if (c.kind == LibraryKind::cuda_toolkit) {
         std::map<std::string, std::string> dirs;  // folder -> distributions
         for (int major : {12, 13})
@@ -178,12 +187,12 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
             d += (d.empty() ? "" : " or ") + std::string(p->distribution);
           }
         std::string text;
-        for (const auto& [d, names] : dirs) text += (text.empty() ? "" : ", or ") + d + " (" + names + ")";
+        for (const auto& [d, names] : dirs)
+          text += (text.empty() ? "" : ", or ") + runpath_to(lib.member, d) + " (" + d + ", " + names + ")";
         hint = text.empty() ? "declare the package that provides it and add its folder to the RUNPATH"
-                            : "add the folder " + text + " to the RUNPATH as $ORIGIN/<../ up to site-packages>/<folder>, "
-                              "and declare the package";
+                            : "add " + text + " to the RUNPATH, and declare the package";
       } else {
-        hint = "ship the library in the wheel (and reach it through $ORIGIN) or depend on a package that provides it";
+        hint = "ship the library in the " + noun + " (and reach it through $ORIGIN) or depend on a package that provides it";
       }
       // Loaded by name by the package's own Python code before its
       // libraries (libcudf/load.py: load_nvidia_dynamic_lib("nvrtc"),
@@ -199,7 +208,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
         if (note.libs++ == 0) {
           note.member = lib.member;
           note.msg = "DT_NEEDED " + n + " is found once the package's Python code has loaded it by name (" +
-                     pre->describe() + "); nothing in this wheel finds it by path";
+                     pre->describe() + "); nothing in this " + noun + " finds it by path";
           note.hint = "keep that load before the first import of this library, or add the providing folder to the RUNPATH";
         }
         continue;
@@ -231,16 +240,16 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
                      ") has loaded it" +
                      (p.ships ? ": it ships " + n + " in " + p.folder
                               : ": its libraries NEED " + n + " and find it") +
-                     " [" + p.source + "]; nothing in this wheel finds it by path";
+                     " [" + p.source + "]; nothing in this " + noun + " finds it by path";
           note.hint = "import " + p.distribution + " before this library loads (the package's __init__ usually does)" +
-                      (p.ships ? std::string(", or add $ORIGIN/<../ up to site-packages>/") + p.folder + " to the RUNPATH"
+                      (p.ships ? ", or add " + runpath_to(lib.member, p.folder) + " to the RUNPATH"
                                : std::string());
         }
         continue;
       }
       if (undeclared_provider) {
         msg += "; " + undeclared_provider->distribution + " provides it (" + undeclared_provider->folder + ", " +
-               undeclared_provider->source + "), but the wheel does not declare " + undeclared_provider->distribution;
+               undeclared_provider->source + "), but the " + noun + " does not declare " + undeclared_provider->distribution;
         hint = "declare " + undeclared_provider->distribution + " in Requires-Dist (and import it first), or " + hint;
       } else {
         // A declared dependency whose given wheel loads another major of
@@ -277,9 +286,9 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
       }
     }
   }
-  auto others = [](const Agg& a) {
+  auto others = [&noun](const Agg& a) {
     return a.libs > 1 ? " (and in " + std::to_string(a.libs - 1) + " other librar" + (a.libs == 2 ? "y" : "ies") +
-                            " of the wheel)"
+                            " of the " + noun + ")"
                       : std::string();
   };
   for (const auto& [n, a] : notes) out.note(a.member, "DT_NEEDED " + n, a.msg + others(a), a.hint);
@@ -288,7 +297,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
   for (const auto& [n, a] : agg)
     out.emit(a.member, "DT_NEEDED " + n,
              a.msg + (a.libs > 1 ? " (and in " + std::to_string(a.libs - 1) + " other librar" +
-                                       (a.libs == 2 ? "y" : "ies") + " of the wheel)"
+                                       (a.libs == 2 ? "y" : "ies") + " of the " + noun + ")"
                                  : ""),
              a.hint);
 }
