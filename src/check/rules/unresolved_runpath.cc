@@ -170,7 +170,7 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
             if (!before && pos < searched.size()) exposed.push_back(lib.load.needed[k]);
           }
           const std::string what = e.tag + " entry " + e.raw + " names the folder of CUDA " + std::to_string(*fm) +
-                                   " packages in a CUDA " + std::to_string(*claim) + " wheel";
+                                   " packages in a CUDA " + std::to_string(*claim) + " " + loading::package_noun(m);
           if (!exposed.empty())
             out.emit(lib.member, loc,
                      what + "; it is searched before the folder that finds " + loading::join_some(exposed, 3) +
@@ -215,7 +215,7 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
       if (dep_folders.count(first)) continue;
       if (!wheel && !m.libraries.empty()) continue;  // installed environments: other distributions fill it
       const std::string what = e.tag + " entry " + e.raw + " resolves to " + (e.dir.empty() ? "site-packages itself" : e.dir) +
-                               ", which neither the wheel nor a declared dependency provides";
+                               ", which neither the " + std::string(loading::package_noun(m)) + " nor a declared dependency provides";
       if (harmless(e))
         out.note(lib.member, loc,
                  what + "; the loader finds every DT_NEEDED before it or without a search, so it is dead weight",

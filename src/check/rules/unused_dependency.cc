@@ -92,7 +92,7 @@ void unused_dependency(const Context& ctx, Emitter& out) {
   }
   if (unused.empty()) return;
   out.emit(m.dist_info.empty() ? "" : m.dist_info + "/METADATA", "Requires-Dist",
-           "no library of the wheel needs " + loading::join_some(unused, 4) +
+           "no library of the " + std::string(loading::package_noun(m)) + " needs " + loading::join_some(unused, 4) +
                " (no DT_NEEDED on its libraries, no RPATH/RUNPATH entry for its folder)",
            "drop the requirement, move it behind an extra, or ignore this rule if Python code loads the library at "
            "run time");
