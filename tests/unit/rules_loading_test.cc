@@ -775,6 +775,32 @@ TEST(RulesLoading, FStringFamilyOfTwoBackendsIsEvidence) {
   EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::note), 2u) << dump(fs);
 }
 
+// A plugin's absolute RUNPATH entry that is the standard prefix of the
+// runtime it NEEDs is a note; any other absolute entry of a plugin a
+// warning; the same entry on a library every machine loads an error.
+TEST(RulesLoading, PluginRuntimePrefixIsANoteOtherAbsoluteEntriesAreNot) {
+  auto grade = [](const std::string& needed, const std::string& entry, bool plugin) {
+    auto m = wheel_model("bk", {});
+    add_lib(m, "bk/lib/libhost.so", {});
+    if (plugin) m.libraries.back().library_strings = {"libbk_%s.so"};
+    add_lib(m, "bk/lib/libbk_backend.so", {needed}, {entry});
+    auto fs = only({m}, "build-machine-path");
+    EXPECT_EQ(fs.size(), 1u) << dump(fs);
+    return fs.empty() ? Severity::off : fs[0].severity;
+  };
+  EXPECT_EQ(grade("libamdhip64.so.6", "/opt/rocm-6.4.4/lib", true), Severity::note);
+  EXPECT_EQ(grade("libhipblas.so.2", "/opt/rocm/core-7.14/lib", true), Severity::note);
+  EXPECT_EQ(grade("libcudart.so.11.0", "/usr/local/cuda-11.8/targets/x86_64-linux/lib", true), Severity::note);
+  EXPECT_EQ(grade("libcudart.so.11.0", "/usr/local/cuda/lib64", true), Severity::note);
+  // Not the runtime it NEEDs, not a standard prefix, another major.
+  EXPECT_EQ(grade("libmine.so.1", "/opt/rocm/lib", true), Severity::warning);
+  EXPECT_EQ(grade("libamdhip64.so.6", "/opt/vendor/lib", true), Severity::warning);
+  EXPECT_EQ(grade("libcudart.so.11.0", "/usr/local/cuda-12.4/lib64", true), Severity::warning);
+  EXPECT_EQ(grade("libamdhip64.so.6", "/home/ci/opt/rocm/lib", true), Severity::warning);
+  // Not a plugin: every machine searches it.
+  EXPECT_EQ(grade("libamdhip64.so.6", "/opt/rocm/lib", false), Severity::error);
+}
+
 TEST(RulesLoading, PluginThatMissesALibraryOfTheWheelIsAnError) {
   // It NEEDs libdep.so, which the wheel ships in pl/dep, but its RUNPATH is
   // $ORIGIN: it cannot load anywhere.

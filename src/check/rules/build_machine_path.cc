@@ -16,7 +16,13 @@
 // (model/loading.h: plugin_evidence; bitsandbytes' ROCm backends with
 // /opt/rocm/lib, nvshmem's MPI bootstrap) searches the entry only on the
 // machines that choose it, where it usually names the runtime's standard
-// prefix: a warning.
+// prefix: a warning. When the entry is that standard prefix of a runtime
+// the plugin NEEDs (/opt/rocm[-X.Y.Z][/core-X.Y]/lib for a ROCm backend that
+// NEEDs libamdhip64 or a HIP/ROCm library; /usr/local/cuda[-X.Y]/lib64 or
+// .../targets/<arch>-linux/lib for one that NEEDs a CUDA library of that
+// release's major), it is where the machines that choose the backend have
+// the runtime: a note (bitsandbytes' ROCm and CUDA 11.8 backends).
+#include <regex>
 #include <string_view>
 
 #include "loading_util.h"
@@ -32,6 +38,35 @@ constexpr std::string_view kBuildTrees[] = {
 std::string build_tree(const std::string& entry) {
   for (auto t : kBuildTrees)
     if (entry.find(t) != std::string::npos || entry + "/" == t) return std::string(t);
+  return "";
+}
+// The runtime whose standard install prefix `entry` is, when `lib` NEEDs
+// a library of it: "ROCm" or "CUDA 11.8"; "" otherwise.
+std::string standard_runtime_prefix(const std::string& entry, const LibraryModel& lib) {
+  static const std::regex rocm(R"(^/opt/rocm(-[0-9]+(\.[0-9]+)*)?(/core-[0-9]+(\.[0-9]+)*)?/lib(64)?/?$)");
+  static const std::regex cuda(R"(^/usr/local/cuda(-([0-9]+)\.([0-9]+))?/(lib64|targets/[A-Za-z0-9_]+-linux/lib)/?$)");
+  std::smatch mt;
+  if (std::regex_match(entry, rocm)) {
+    for (const auto& n : lib.load.needed)
+      if (n.rfind("libamdhip64.so", 0) == 0 || n.rfind("libhip", 0) == 0 || n.rfind("libroc", 0) == 0 ||
+          n.rfind("libMIOpen.so", 0) == 0)
+        return "ROCm";
+    return "";
+  }
+  if (std::regex_match(entry, mt, cuda)) {
+    const std::optional<int> major = mt[2].matched ? std::optional<int>(std::stoi(mt[2].str())) : std::nullopt;
+    for (const auto& n : lib.load.needed) {
+      // libcudart.so.11.0, libcublas.so.12: the major is the first number
+      // after ".so." (CUDA 11's pip-less names are outside NVIDIA's tables).
+      const auto c = classify_soname(n);
+      const size_t so = n.find(".so.");
+      const bool cuda_name = c.kind == LibraryKind::cuda_toolkit || n.rfind("libcudart.so", 0) == 0 ||
+                             n.rfind("libcublas", 0) == 0 || n.rfind("libcusparse.so", 0) == 0;
+      if (!cuda_name) continue;
+      if (major && so != std::string::npos && std::atoi(n.c_str() + so + 4) != *major) continue;
+      return major ? "CUDA " + mt[2].str() + "." + mt[3].str() : "CUDA";
+    }
+  }
   return "";
 }
 }  // namespace
@@ -57,6 +92,15 @@ void build_machine_path(const Context& ctx, Emitter& out) {
                      "could be there: every DT_NEEDED is the system's, the driver's, loaded by a declared "
                      "dependency or found through an entry before it",
                  "remove it (build with -Wl,-rpath,'$ORIGIN/...' only, or let the repair step rewrite it)");
+      } else if (e.kind == loading::SearchEntry::Kind::absolute && !loads.plugin[li].empty() && tree.empty() &&
+                 !standard_runtime_prefix(e.raw, lib).empty()) {
+        out.note(lib.member, e.tag + " " + e.raw,
+                 "absolute " + e.tag + " entry " + e.raw + " is the standard prefix of the " +
+                     standard_runtime_prefix(e.raw, lib) + " runtime this library NEEDs; it is a plugin opened with "
+                     "dlopen when it is chosen at run time (" + loads.plugin[li] + "), so only the machines that "
+                     "choose this backend search there, where that runtime is usually installed",
+                 "nothing to do; to stay independent of the install prefix, find the runtime through its pip "
+                 "packages' folders or the loader's default paths");
       } else if (e.kind == loading::SearchEntry::Kind::absolute && !loads.plugin[li].empty()) {
         out.warn(lib.member, e.tag + " " + e.raw,
                  "absolute " + e.tag + " entry " + e.raw + (tree.empty() ? "" : " (a build-machine path)") +
