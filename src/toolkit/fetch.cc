@@ -121,6 +121,8 @@ Status write_sums(const std::string& dest, const LockedToolkit& tk) {
 }
 
 // Builds the verifier from key bytes, naming `where` in errors.
+// Callers check rpm::SignatureVerifier::engine_available() first, so an
+// error here is about the key itself (key-rejected).
 Expected<rpm::SignatureVerifier> make_verifier(const std::string& key, const LockedToolkit& tk,
                                                const std::string& where) {
   auto v = rpm::SignatureVerifier::create(key, tk.key_fingerprint);
@@ -215,6 +217,8 @@ Expected<FetchReport> download_toolkit(const LockedToolkit& tk, const std::strin
     if (tk.key_url.empty())
       return Error("toolkit " + tk.name + ": the lock pins key fingerprint " + tk.key_fingerprint +
                    " but has no key_url");
+    if (auto ok = rpm::SignatureVerifier::engine_available(); !ok)
+      return ok.error().context("signature checks need gpg (Debian/Ubuntu: gnupg; RHEL: gnupg2)");
     auto key = http_get(tk.key_url, kMaxKeyBytes);
     if (!key) return key.error().context("repository key");
     auto v = make_verifier(*key, tk, "repository key " + tk.key_url);
@@ -419,6 +423,8 @@ Expected<FetchReport> verify_toolkit(const LockedToolkit& tk, const std::string&
                    " but has no key_url");
     report.key_file = last_component(tk.key_url);
     std::string key_path = dir + "/" + report.key_file;
+    if (auto ok = rpm::SignatureVerifier::engine_available(); !ok)
+      return ok.error().context("signature checks need gpg (Debian/Ubuntu: gnupg; RHEL: gnupg2)");
     auto key = read_whole_file(key_path, kMaxKeyBytes);
     if (!key) return key.error();
     auto v = make_verifier(*key, tk, key_path);

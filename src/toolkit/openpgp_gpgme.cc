@@ -86,16 +86,21 @@ SignatureVerifier::~SignatureVerifier() = default;
 
 const std::string& SignatureVerifier::fingerprint() const { return impl_->fingerprint; }
 
-Expected<SignatureVerifier> SignatureVerifier::create(std::string_view key, std::string_view fingerprint) {
-  std::string pinned = normalise_fingerprint(fingerprint);
-  if (!is_hex40(pinned))
-    return Error("pinned fingerprint '" + std::string(fingerprint) + "' is not 40 hexadecimal digits");
+Status SignatureVerifier::engine_available() {
   static std::once_flag once;
   static const char* version = nullptr;
   std::call_once(once, [] { version = gpgme_check_version(nullptr); });
   if (!version) return Error("GPGME could not be initialised");
   if (gpgme_error_t err = gpgme_engine_check_version(GPGME_PROTOCOL_OpenPGP))
     return Error("GnuPG engine unavailable: " + gpg_message(err));
+  return Ok{};
+}
+
+Expected<SignatureVerifier> SignatureVerifier::create(std::string_view key, std::string_view fingerprint) {
+  std::string pinned = normalise_fingerprint(fingerprint);
+  if (!is_hex40(pinned))
+    return Error("pinned fingerprint '" + std::string(fingerprint) + "' is not 40 hexadecimal digits");
+  if (auto ok = engine_available(); !ok) return ok.error();
 
   auto impl = std::make_unique<Impl>();
   const char* tmp = getenv("TMPDIR");

@@ -153,6 +153,13 @@ class SignatureVerifier {
   /// "key fingerprint 0123… is not the pinned 89AB…".
   static Expected<SignatureVerifier> create(std::string_view key, std::string_view fingerprint);
 
+  /// Whether signatures can be checked on this machine at all: GPGME
+  /// initialises and finds a usable gpg (gpgme(3), "Engine Version Check").
+  /// Errors: "GPGME could not be initialised", "GnuPG engine unavailable:
+  /// ...". A failure here is the machine's, not the key's: callers report it
+  /// as an environment error (exit status 2), never as a rejected key.
+  static Status engine_available();
+
   SignatureVerifier(SignatureVerifier&&) noexcept;
   SignatureVerifier& operator=(SignatureVerifier&&) noexcept;
   ~SignatureVerifier();
