@@ -5,7 +5,6 @@
 #include <lz4.h>
 #include <zstd.h>
 
-#include <string.h>  // memmem (GNU)
 
 #include <algorithm>
 #include <cstring>
@@ -195,11 +194,22 @@ std::vector<Container> scan(ByteView bytes, uint64_t base) {
   static const uint8_t magic[4] = {0x50, 0xED, 0x55, 0xBA};
   uint64_t p = 0;
   while (p + kContainerHeaderSize <= bytes.size()) {
-    // memmem: glibc's search is vectorised, which matters on data
-    // sections of hundreds of MB.
-    const void* it = memmem(bytes.data() + p, bytes.size() - p, magic, sizeof magic);
-    if (!it) break;
-    uint64_t hit = static_cast<uint64_t>(static_cast<const uint8_t*>(it) - bytes.data());
+    // The magic's last byte (0xBA) is rare in code and data, and memchr is
+    // the fastest vectorised search glibc has (several times glibc's
+    // memmem for a 4-byte needle, which dominated listing libcublasLt's
+    // 400 MB of data sections): find it, then compare the other three.
+    uint64_t hit = UINT64_MAX;
+    for (uint64_t q = p + 3; q < bytes.size();) {
+      const void* it = memchr(bytes.data() + q, magic[3], bytes.size() - q);
+      if (!it) break;
+      q = static_cast<uint64_t>(static_cast<const uint8_t*>(it) - bytes.data());
+      if (std::memcmp(bytes.data() + q - 3, magic, 3) == 0) {
+        hit = q - 3;
+        break;
+      }
+      ++q;
+    }
+    if (hit == UINT64_MAX) break;
     uint16_t version = 0, hsize = 0;
     load_le(bytes, hit + 4, version);
     load_le(bytes, hit + 6, hsize);

@@ -366,6 +366,23 @@ TEST(FatbinScan, FindsContainerInGarbage) {
   EXPECT_EQ(cs[0].offset, 0x400u + 37);
 }
 
+// Garbage made of the magic's own bytes (0xBA everywhere, partial magics
+// right before the real one) and a container at offset 0: every container
+// is found at its exact offset, and a magic too close to the end is none.
+TEST(FatbinScan, FindsContainersAmongPartialMagics) {
+  EntrySpec e;
+  e.payload = Bytes(8, 0);
+  Bytes b = container_of({e});
+  append(b, Bytes{0xBA, 0xBA, 0x50, 0xBA, 0x50, 0xED, 0xBA, 0xED, 0x55, 0xBA, 0xBA});
+  const size_t second = b.size();
+  append(b, container_of({e}));
+  append(b, Bytes{0x50, 0xED, 0x55, 0xBA, 0x01, 0x00});  // a magic with no room for a header
+  auto cs = fatbin::scan(b, 0x1000);
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_EQ(cs[0].offset, 0x1000u);
+  EXPECT_EQ(cs[1].offset, 0x1000u + second);
+}
+
 TEST(FatbinScan, IgnoresUnlikelyContainers) {
   Bytes b;
   append(b, container_bytes(entry_bytes(EntrySpec{}), std::nullopt, 0xBA55ED50, 2));  // version 2
