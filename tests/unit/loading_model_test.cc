@@ -52,6 +52,7 @@ TEST(LoadingModel, OriginPathToAFolderOfSitePackages) {
   EXPECT_EQ(origin_path_to("pkg/lib/a.so", "pkg/lib"), "$ORIGIN");
   EXPECT_EQ(origin_path_to("pkg/lib/a.so", "pkg/other"), "$ORIGIN/../other");
   EXPECT_EQ(origin_path_to("pkg/lib/a.so", ""), "$ORIGIN/../..");
+  EXPECT_EQ(origin_path_to("pkg/lib/a.so", "."), "$ORIGIN/../..");
   EXPECT_EQ(origin_path_to("pkg-1.0.data/platlib/pkg/a.so", "torch/lib"), "$ORIGIN/../torch/lib");
 }
 

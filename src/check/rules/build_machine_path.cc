@@ -84,6 +84,7 @@ void build_machine_path(const Context& ctx, Emitter& out) {
     auto harmless = [&](size_t pos) { return loading::entry_never_decides(ctx, loads, li, searched, pos, declared); };
     for (const auto& e : loading::all_entries(lib, where)) {
       std::string tree = build_tree(e.raw);
+      std::string runtime;  // standard_runtime_prefix(), for plugins
       const size_t here = loading::search_position(searched, e);
       if (e.kind == loading::SearchEntry::Kind::absolute && harmless(here)) {
         out.note(lib.member, e.tag + " " + e.raw,
@@ -93,10 +94,10 @@ void build_machine_path(const Context& ctx, Emitter& out) {
                      "dependency or found through an entry before it",
                  "remove it (build with -Wl,-rpath,'$ORIGIN/...' only, or let the repair step rewrite it)");
       } else if (e.kind == loading::SearchEntry::Kind::absolute && !loads.plugin[li].empty() && tree.empty() &&
-                 !standard_runtime_prefix(e.raw, lib).empty()) {
+                 !(runtime = standard_runtime_prefix(e.raw, lib)).empty()) {
         out.note(lib.member, e.tag + " " + e.raw,
-                 "absolute " + e.tag + " entry " + e.raw + " is the standard prefix of the " +
-                     standard_runtime_prefix(e.raw, lib) + " runtime this library NEEDs; it is a plugin opened with "
+                 "absolute " + e.tag + " entry " + e.raw + " is the standard prefix of the " + runtime +
+                     " runtime this library NEEDs; it is a plugin opened with "
                      "dlopen when it is chosen at run time (" + loads.plugin[li] + "), so only the machines that "
                      "choose this backend search there, where that runtime is usually installed",
                  "nothing to do; to stay independent of the install prefix, find the runtime through its pip "

@@ -100,7 +100,8 @@ std::string wheel_name(const CheckModel& m);
 const char* package_noun(const CheckModel& m);
 
 /// The DT_RUNPATH entry that finds `dir` (a folder relative to
-/// site-packages, '/'-separated) from the library `member` once installed:
+/// site-packages, '/'-separated; "" or "." is site-packages itself) from the
+/// library `member` once installed:
 /// "$ORIGIN/../../torch/lib" for member "torchaudio/lib/_torchaudio.so".
 /// A wheel's `NAME.data/purelib/` and `NAME.data/platlib/` prefixes are
 /// where the installer puts them (PEP 427, "Installing"): site-packages.

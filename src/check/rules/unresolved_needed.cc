@@ -55,14 +55,6 @@ std::vector<std::string> other_majors(const std::string& n) {
 
 }  // namespace
 
-namespace {
-// The RUNPATH entry that finds `dir` ("." the install root) from the
-// library `member` once installed: "$ORIGIN/../../torch/lib".
-std::string runpath_to(const std::string& member, const std::string& dir) {
-  return loading::origin_path_to(member, dir == "." ? "" : dir);
-}
-}  // namespace
-
 void unresolved_needed(const Context& ctx, Emitter& out) {
   const auto& m = ctx.model;
   const std::string noun = loading::package_noun(m);
@@ -137,7 +129,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
             w.msg = msg + "; the " + noun + " ships it in " + elsewhere + ", and the extension module " + finder +
                     " NEEDs and finds it, so it is in the process if the package imports that module before it opens "
                     "this library (nothing else finds it)";
-            w.hint = "add " + runpath_to(lib.member, elsewhere) + " to the RUNPATH";
+            w.hint = "add " + loading::origin_path_to(lib.member, elsewhere) + " to the RUNPATH";
           }
           continue;
         }
@@ -172,13 +164,13 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
           note.msg = msg + "; the " + noun + " ships it in " + elsewhere + " as the Python extension module " + ext_member +
                      ", which Python has imported before anything can open this library, so the loader finds " + n +
                      " in the process by its soname";
-          note.hint = "add " + runpath_to(lib.member, elsewhere) + " to the RUNPATH to find it without that order";
+          note.hint = "add " + loading::origin_path_to(lib.member, elsewhere) + " to the RUNPATH to find it without that order";
         }
         continue;
       }
       if (!elsewhere.empty()) {
         msg += "; the " + noun + " ships it in " + elsewhere;
-        hint = "add " + runpath_to(lib.member, elsewhere) + " to the RUNPATH";
+        hint = "add " + loading::origin_path_to(lib.member, elsewhere) + " to the RUNPATH";
       } else if (c.kind == LibraryKind::cuda_toolkit) {
         std::map<std::string, std::string> dirs;  // folder -> distributions
         for (int major : {12, 13})
@@ -188,7 +180,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
           }
         std::string text;
         for (const auto& [d, names] : dirs)
-          text += (text.empty() ? "" : ", or ") + runpath_to(lib.member, d) + " (" + d + ", " + names + ")";
+          text += (text.empty() ? "" : ", or ") + loading::origin_path_to(lib.member, d) + " (" + d + ", " + names + ")";
         hint = text.empty() ? "declare the package that provides it and add its folder to the RUNPATH"
                             : "add " + text + " to the RUNPATH, and declare the package";
       } else {
@@ -242,7 +234,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
                               : ": its libraries NEED " + n + " and find it") +
                      " [" + p.source + "]; nothing in this " + noun + " finds it by path";
           note.hint = "import " + p.distribution + " before this library loads (the package's __init__ usually does)" +
-                      (p.ships ? ", or add " + runpath_to(lib.member, p.folder) + " to the RUNPATH"
+                      (p.ships ? ", or add " + loading::origin_path_to(lib.member, p.folder) + " to the RUNPATH"
                                : std::string());
         }
         continue;
