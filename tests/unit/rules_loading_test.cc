@@ -797,6 +797,9 @@ TEST(RulesLoading, PluginRuntimePrefixIsANoteOtherAbsoluteEntriesAreNot) {
   EXPECT_EQ(grade("libamdhip64.so.6", "/opt/vendor/lib", true), Severity::warning);
   EXPECT_EQ(grade("libcudart.so.11.0", "/usr/local/cuda-12.4/lib64", true), Severity::warning);
   EXPECT_EQ(grade("libamdhip64.so.6", "/home/ci/opt/rocm/lib", true), Severity::warning);
+  EXPECT_EQ(grade("librocksdb.so.8", "/opt/rocm-6.4/lib", true), Severity::warning);  // not ROCm's
+  EXPECT_EQ(grade("libcublas.so", "/usr/local/cuda-12.4/lib64", true), Severity::warning);  // no version: no match
+  EXPECT_EQ(grade("libcublas.so.12", "/usr/local/cuda-12.4/lib64", true), Severity::note);
   // Not a plugin: every machine searches it.
   EXPECT_EQ(grade("libamdhip64.so.6", "/opt/rocm/lib", false), Severity::error);
 }

@@ -47,10 +47,14 @@ std::string standard_runtime_prefix(const std::string& entry, const LibraryModel
   static const std::regex cuda(R"(^/usr/local/cuda(-([0-9]+)\.([0-9]+))?/(lib64|targets/[A-Za-z0-9_]+-linux/lib)/?$)");
   std::smatch mt;
   if (std::regex_match(entry, rocm)) {
+    // ROCm's own libraries (HIP and its math libraries, the roc* ones,
+    // RCCL, MIOpen), by name: not every "libroc..." is ROCm's (librocksdb).
+    static constexpr std::string_view kRocm[] = {
+        "libamdhip64.so", "libhip",        "librocblas.so",   "librocrand.so", "librocsolver.so", "librocsparse.so",
+        "librocfft.so",   "librocprim",    "libroctx64.so",   "librocm",       "librccl.so",      "libMIOpen.so"};
     for (const auto& n : lib.load.needed)
-      if (n.rfind("libamdhip64.so", 0) == 0 || n.rfind("libhip", 0) == 0 || n.rfind("libroc", 0) == 0 ||
-          n.rfind("libMIOpen.so", 0) == 0)
-        return "ROCm";
+      for (auto r : kRocm)
+        if (n.rfind(r, 0) == 0) return "ROCm";
     return "";
   }
   if (std::regex_match(entry, mt, cuda)) {
@@ -63,7 +67,9 @@ std::string standard_runtime_prefix(const std::string& entry, const LibraryModel
       const bool cuda_name = c.kind == LibraryKind::cuda_toolkit || n.rfind("libcudart.so", 0) == 0 ||
                              n.rfind("libcublas", 0) == 0 || n.rfind("libcusparse.so", 0) == 0;
       if (!cuda_name) continue;
-      if (major && so != std::string::npos && std::atoi(n.c_str() + so + 4) != *major) continue;
+      // A versioned prefix (cuda-11.8) holds that major only: a name
+      // without a version says nothing about which one it is.
+      if (major && (so == std::string::npos || std::atoi(n.c_str() + so + 4) != *major)) continue;
       return major ? "CUDA " + mt[2].str() + "." + mt[3].str() : "CUDA";
     }
   }
