@@ -451,7 +451,9 @@ std::vector<PythonLoad> python_loads(std::string_view member, ByteView source) {
     if (p > 0 && (ident_char(s[p - 1]) || s[p - 1] == '.')) continue;
     size_t e = p + 7;
     while (e < s.size() && ident_char(s[e])) ++e;
-    if (e == p + 7) continue;
+    // NVIDIA's package names are short (cublas, cuda_nvrtc, cu13): an
+    // identifier of over 64 characters names no package and no library.
+    if (e == p + 7 || e - p - 7 > 64) continue;
     // `import nvidia.X` / `from nvidia.X` / `nvidia.X.load_library()`
     const size_t ls = start_of_line(p);
     std::string_view line = s.substr(ls, p - ls);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "byte_builders.h"
+#include "cuwheel/model/model.h"
 #include "cuwheel/object/cubin.h"
 #include "cuwheel/object/devicecode.h"
 #include "cuwheel/object/elf.h"
@@ -185,4 +186,15 @@ TEST(FuzzRegression, FatbinZstdLyingDeclaredSizeDoesNotAllocateIt) {
   auto ds = fatbin::decode(cs->entries.at(0));
   ASSERT_FALSE(ds);
   EXPECT_EQ(ds.error().message(), "entry at 0x10: ZSTD frame decodes to more than the declared size 0x64");
+}
+
+// fuzz_pyload: `import nvidia.<identifier of 300 characters>` gave a load
+// whose name was longer than any package name (the target's bound is 256).
+// corpus: fuzz/corpus/pyload/regression-long-nvidia-module.
+TEST(FuzzRegression, PythonLoadsIgnoreOverlongNvidiaModuleNames) {
+  std::string src = "import nvidia." + std::string(300, 'y') + "\nimport nvidia.cublas\n";
+  auto loads = model::python_loads("p.py", ByteView(reinterpret_cast<const uint8_t*>(src.data()), src.size()));
+  ASSERT_EQ(loads.size(), 1u);
+  EXPECT_EQ(loads[0].name, "cublas");
+  for (const auto& l : loads) EXPECT_LE(l.name.size(), 256u);
 }
