@@ -440,8 +440,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         toolkit = None
         major = args.cuda_major
+
+        def unreadable(where: str, e: IdentityError) -> int:
+            # check could not read the toolkit or the stamp: exit status 2,
+            # and with --format json the binary's document of it
+            # (docs/rules/identity/unreadable.md).
+            print("cuwheel_identity.py: error: %s" % e, file=sys.stderr)
+            if args.command == "check" and args.format == "json":
+                print(json.dumps({"schema": 1, "tool": "cuwheel_identity.py", "command": "identity check",
+                                  "unreadable": [{"where": where, "message": str(e)}]}, indent=2))
+            return 2
+
         if major is None:
-            tk_major, tk_minor, source = detect_cuda_version(args.toolkit)
+            try:
+                tk_major, tk_minor, source = detect_cuda_version(args.toolkit)
+            except IdentityError as e:
+                return unreadable(args.toolkit or "toolkit", e)
             major, toolkit = tk_major, {"version": "%d.%d" % (tk_major, tk_minor), "source": source}
         ident = build_identity(major, args.flag)
         comps = parse_identity(ident)[1]
@@ -464,7 +478,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 print(ident)
             return 0
         if args.command == "check":
-            state, recorded, message = check_stamp(args.stamp, ident)
+            try:
+                state, recorded, message = check_stamp(args.stamp, ident)
+            except IdentityError as e:
+                return unreadable(args.stamp, e)
             changes = describe_changes(recorded, ident) if state == "differs" else []
             if args.format == "json":
                 doc = document("identity check")

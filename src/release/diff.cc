@@ -141,27 +141,31 @@ WheelDiff diff_models(const check::CheckModel& o, const check::CheckModel& n) {
   return d;
 }
 
-Expected<WheelDiff> diff_wheels(const std::string& old_path, const std::string& new_path) {
+Expected<check::CheckModel> read_diff_wheel(const std::string& path) {
   check::BuildOptions bo;
   bo.hash_members = false;
-  std::vector<check::CheckModel> models;
-  for (const auto* p : {&old_path, &new_path}) {
-    auto ms = check::build_models(*p, bo);
-    if (!ms) return ms.error();
-    if (ms->size() != 1 || ms->front().kind != check::CheckModel::Kind::wheel)
-      return Error(*p + ": not a wheel file (diff compares two .whl files)");
-    const auto& m = ms->front();
-    if (m.dist_info.empty())  // an empty zip, or one without metadata (PEP 427: {name}-{version}.dist-info/)
-      return Error(*p + ": not a wheel: " + (m.metadata_error.empty() ? "no .dist-info folder" : m.metadata_error));
-    if (!m.read_errors.empty()) {
-      const auto& [where, msg] = m.read_errors.front();
-      // The wheel reader's messages already start with the wheel's path.
-      const bool named = msg.rfind(where, 0) == 0 || msg.rfind(m.path + ":", 0) == 0;
-      return Error(named ? msg : where + ": " + msg);
-    }
-    models.push_back(std::move(ms->front()));
+  auto ms = check::build_models(path, bo);
+  if (!ms) return ms.error();
+  if (ms->size() != 1 || ms->front().kind != check::CheckModel::Kind::wheel)
+    return Error(path + ": not a wheel file (diff compares two .whl files)");
+  auto& m = ms->front();
+  if (m.dist_info.empty())  // an empty zip, or one without metadata (PEP 427: {name}-{version}.dist-info/)
+    return Error(path + ": not a wheel: " + (m.metadata_error.empty() ? "no .dist-info folder" : m.metadata_error));
+  if (!m.read_errors.empty()) {
+    const auto& [where, msg] = m.read_errors.front();
+    // The wheel reader's messages already start with the wheel's path.
+    const bool named = msg.rfind(where, 0) == 0 || msg.rfind(m.path + ":", 0) == 0;
+    return Error(named ? msg : where + ": " + msg);
   }
-  return diff_models(models[0], models[1]);
+  return std::move(m);
+}
+
+Expected<WheelDiff> diff_wheels(const std::string& old_path, const std::string& new_path) {
+  auto a = read_diff_wheel(old_path);
+  if (!a) return a.error();
+  auto b = read_diff_wheel(new_path);
+  if (!b) return b.error();
+  return diff_models(*a, *b);
 }
 
 std::optional<GrowthLimit> parse_growth_limit(std::string_view text) {

@@ -146,6 +146,26 @@ run 2 diff "$OLD" "$WORK/nodist-1.0-py3-none-any.whl"
 has err "not a wheel"
 run 2 diff "$OLD" "$WORK/enc-1.0-py3-none-any.whl"
 has err "encrypted member"
+# Both wheels unreadable: each is named, on stderr and in every report
+# (diff/unreadable, CW914), and SARIF says the run did not succeed.
+printf 'not a zip' > "$WORK/junk-1.0-py3-none-any.whl"
+run 2 diff --max-growth 10% "$WORK/empty-1.0-py3-none-any.whl" "$WORK/junk-1.0-py3-none-any.whl"
+has err "empty-1.0-py3-none-any.whl: not a wheel"
+has err "junk-1.0-py3-none-any.whl"
+run 2 diff --format github "$WORK/empty-1.0-py3-none-any.whl" "$WORK/junk-1.0-py3-none-any.whl"
+has out "::error file=$WORK/empty-1.0-py3-none-any.whl,title=unreadable::"
+has out "::error file=$WORK/junk-1.0-py3-none-any.whl,title=unreadable::"
+run 2 diff --format sarif "$OLD" "$WORK/junk-1.0-py3-none-any.whl"
+if python3 - "$WORK/out" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+assert run["invocations"][0]["executionSuccessful"] is False, run["invocations"]
+assert [r["ruleId"] for r in run["results"]] == ["CW914"], run["results"]
+assert run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("junk-1.0-py3-none-any.whl")
+PY
+then ok; else bad "diff --format sarif of an unreadable wheel"; fi
+run 2 diff --format json "$WORK/junk-1.0-py3-none-any.whl" "$OLD"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); u=d["unreadable"]; sys.exit(0 if d["command"]=="diff" and len(u)==1 and u[0]["where"].endswith("junk-1.0-py3-none-any.whl") and "members" not in d else 1)' "$WORK/out"; then ok; else bad "diff --format json of an unreadable wheel"; fi
 # Inputs are never modified.
 before=$(sha256sum "$OLD" "$NEW")
 "$CUWHEEL" diff "$OLD" "$NEW" >/dev/null 2>&1

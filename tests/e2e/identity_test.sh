@@ -163,6 +163,19 @@ done
 mkdir -p "$T/stampdir"
 expect_rc 2 "stamp is a folder" -- "$CUWHEEL" identity check --cuda-major 12 --stamp "$T/stampdir"
 expect_grep "stamp folder message" "$T/err" "$T/stampdir: not a regular file"
+# ... and as reports (identity/unreadable, CW904); the Python helper's JSON agrees.
+expect_rc 2 "stamp is a folder, github" -- "$CUWHEEL" identity check --cuda-major 12 --stamp "$T/stampdir" --format github
+expect_grep "unreadable annotation" "$T/out" "^::error file=$T/stampdir,title=unreadable::$T/stampdir: not a regular file"
+expect_rc 2 "stamp is a folder, sarif" -- "$CUWHEEL" identity check --cuda-major 12 --stamp "$T/stampdir" --format sarif
+[ "$(json_field 'd["runs"][0]["invocations"][0]["executionSuccessful"], d["runs"][0]["results"][0]["ruleId"]')" = "False CW904" ] && ok || bad "unreadable stamp sarif: $(head -c 600 "$T/out")"
+expect_rc 2 "no toolkit, github" -- "$CUWHEEL" identity check --toolkit "$T/empty" --format github
+expect_grep "toolkit unreadable annotation" "$T/out" "^::error file=$T/empty,title=unreadable::toolkit $T/empty: no CUDA toolkit there"
+expect_rc 2 "bad flag gives no report" -- "$CUWHEEL" identity check --cuda-major 12 --flag bad-flag --format github
+[ -s "$T/out" ] && bad "a usage error printed a report: $(cat "$T/out")" || ok
+for tool in "$CUWHEEL identity" "python3 $HELPER"; do
+  expect_rc 2 "stamp is a folder, json ($tool)" -- $tool check --cuda-major 12 --stamp "$T/stampdir" --format json
+  [ "$(json_field 'd["command"], d["unreadable"][0]["where"], d["unreadable"][0]["message"], "state" in d')" = "identity check $T/stampdir $T/stampdir: not a regular file False" ] && ok || bad "unreadable stamp json ($tool): $(head -c 600 "$T/out")"
+done
 mkfifo "$T/stampfifo"
 expect_rc 2 "stamp is a FIFO (no hang)" -- timeout 10 "$CUWHEEL" identity check --cuda-major 12 --stamp "$T/stampfifo"
 expect_grep "stamp FIFO message" "$T/err" "$T/stampfifo: not a regular file"

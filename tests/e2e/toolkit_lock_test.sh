@@ -156,6 +156,8 @@ run 1 toolkit lock --repo "$URL/repo" --release 12.10 --packages cuda-nvcc --nam
 has out '"ruleId": "CW813"'
 run 1 toolkit lock --repo "$URL/repo/" --release 12.9 --packages "$PKGS" --name cu12 --lock none.lock --check --format github
 has out "::error file=none.lock,title=lock-out-of-date::no lock file to check"
+run 1 toolkit lock --repo "$URL/repo/" --release 12.9 --packages "$PKGS" --name cu12 --lock none.lock --check --format json
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["ok"] is False and d["errors"]==["no lock file to check"] else 1)' "$WORK/out"; then ok; else bad "--check --format json of a missing lock: $(head -c 300 "$WORK/out")"; fi
 run 0 toolkit lock --repo "$URL/repo/" --release 12.9 --packages "$PKGS" --name cu12 --check --format sarif
 has out '"results": []'
 lacks out "is up to date"
@@ -208,6 +210,24 @@ run 2 toolkit lock --repo "$URL/repo" --release 12.9 --packages cuda-nvcc --name
 has err "broken.lock:3: toolkit.cu12: release must be a string"
 has err "(not overwritten)"
 same "$WORK/broken.orig" "$WORK/broken.lock" "broken lock untouched"
+# ... and as reports (toolkit/lock-unreadable, CW815; SARIF says the run failed).
+run 2 toolkit lock --repo "$URL/repo" --release 12.9 --packages cuda-nvcc --name cu12 --lock broken.lock --format github
+has out "::error file=broken.lock,title=lock-unreadable::broken.lock:3: toolkit.cu12: release must be a string"
+run 2 toolkit lock --repo "$URL/nothing" --release 12.9 --packages cuda-nvcc --name cu12 --check --format sarif
+if python3 - "$WORK/out" "$URL/nothing" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+assert run["invocations"][0]["executionSuccessful"] is False, run["invocations"]
+r = run["results"]
+assert [x["ruleId"] for x in r] == ["CW815"], r
+assert r[0]["locations"][0]["logicalLocations"][0]["name"] == sys.argv[2], r
+assert "HTTP 404" in r[0]["message"]["text"], r
+PY
+then ok; else bad "lock --format sarif of an unreadable repository: $(head -c 400 "$WORK/out")"; fi
+run 2 toolkit lock --repo "$URL/nothing" --release 12.9 --packages cuda-nvcc --name cu12 --lock x.lock --format json
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); u=d["unreadable"]; sys.exit(0 if d["ok"] is False and len(u)==1 and "HTTP 404" in u[0]["message"] else 1)' "$WORK/out"; then ok; else bad "lock --format json of an unreadable repository: $(head -c 300 "$WORK/out")"; fi
+run 2 toolkit lock --repo "$URL/repo" --release 12 --packages cuda-nvcc --name cu12 --format github
+lacks out "::"
 
 # 8. Usage errors (exit 2).
 run 2 toolkit lock --repo "$URL/repo" --release 12 --packages cuda-nvcc --name cu12

@@ -105,8 +105,13 @@ TEST(DiagnosticRegistry, EveryEmittedIdIsRegistered) {
   EXPECT_EQ(find_diagnostic("arch", "deprecated-arch")->default_severity, Severity::warning);
   for (const char* c : {"key-rejected", "rpm-rejected", "rpm-unavailable", "unlocked-file", "sums-malformed-line",
                         "sums-listed-twice", "sums-unknown-file", "sums-digest-mismatch", "sums-missing-file",
-                        "nvcc-release", "eula", "compile", "lock-unresolvable", "lock-out-of-date"})
+                        "nvcc-release", "eula", "compile", "lock-unresolvable", "lock-out-of-date", "lock-unreadable"})
     EXPECT_NE(find_diagnostic("toolkit", c), nullptr) << c;
+  // An input these commands cannot read (exit status 2) is a result of
+  // their own id in SARIF and GitHub output (tools/cuwheel/cli.h
+  // render_unreadable()).
+  EXPECT_NE(find_diagnostic("identity", "unreadable"), nullptr);
+  EXPECT_NE(find_diagnostic("diff", "unreadable"), nullptr);
   for (const auto& r : rules()) EXPECT_NE(find_diagnostic("check", r.name), nullptr) << r.name;
 }
 
@@ -127,9 +132,10 @@ TEST(DiagnosticRegistry, StampOutcomesAreRegisteredDiagnostics) {
     EXPECT_EQ(d[0].path, "b/st");
     EXPECT_EQ(d[0].severity, Severity::error);
     EXPECT_NE(find_diagnostic("identity", d[0].rule), nullptr) << name;
-    if (state == State::kDiffers)
+    if (state == State::kDiffers) {
       EXPECT_EQ(d[0].message, "stamp says cu12, configuration is cu13: rebuild (CUDA major 12 -> 13; added debug)");
-    if (state == State::kMalformed) EXPECT_EQ(d[0].message, "'x' is not a build identity");  // the path once, as path
+    }
+    if (state == State::kMalformed) { EXPECT_EQ(d[0].message, "'x' is not a build identity"); }  // the path once, as path
   }
   identity::StampCheck same;
   same.state = State::kMatches;
@@ -191,7 +197,7 @@ TEST(DiagnosticRender, SarifUsesTheCommandsIdsAndRegions) {
   auto doc = json::parse(render_sarif({d}, summary_of("toolkit", 1)));
   const auto& run = doc["runs"][0];
   const auto& rules_arr = run["tool"]["driver"]["rules"];
-  ASSERT_EQ(rules_arr.size(), 14u);
+  ASSERT_EQ(rules_arr.size(), 15u);
   for (const auto& r : rules_arr) EXPECT_EQ(r["id"].get<std::string>().substr(0, 3), "CW8") << r;
   const auto& res = run["results"][0];
   EXPECT_EQ(res["ruleId"], "CW808");
@@ -269,7 +275,7 @@ TEST(DiagnosticSources, MatrixGuardsCarryTheirRow) {
       EXPECT_EQ(*f.index, 0u);
       EXPECT_EQ(f.location, "row 0");
     }
-    if (f.rule == "empty-matrix") EXPECT_FALSE(f.index);
+    if (f.rule == "empty-matrix") { EXPECT_FALSE(f.index); }
   }
   EXPECT_TRUE(found);
 }
@@ -340,9 +346,9 @@ TEST(DiagnosticFix, BundledLibrariesCarryTheirFix) {
       ASSERT_TRUE(f.fix);
       EXPECT_EQ(f.fix->action, "unbundle");
       EXPECT_EQ(f.fix->target, f.member);
-      if (f.member == "lw_bundled/lib/libcudart.so.13") EXPECT_EQ(f.fix->value, "nvidia-cuda-runtime");
+      if (f.member == "lw_bundled/lib/libcudart.so.13") { EXPECT_EQ(f.fix->value, "nvidia-cuda-runtime"); }
     }
-    if (f.rule != "bundled-driver-library" && f.rule != "bundled-cuda-library") EXPECT_FALSE(f.fix) << f.rule;
+    if (f.rule != "bundled-driver-library" && f.rule != "bundled-cuda-library") { EXPECT_FALSE(f.fix) << f.rule; }
   }
   EXPECT_EQ(driver, 1u);
   EXPECT_EQ(cuda, 2u);

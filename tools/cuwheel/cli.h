@@ -85,6 +85,25 @@ void print_json_document(const std::string& command, nlohmann::ordered_json inpu
 std::string render_diagnostics(const std::string& format, const std::string& command,
                                std::vector<Diagnostic> diagnostics, size_t inputs, bool unreadable = false);
 
+/// What a command reports when an input could not be read (it exits 2),
+/// in `format`: for "sarif" and "github" the report of one diagnostic per
+/// entry of `unreadable` (the command's `rule`, an error; path, location
+/// and message from the entry), with SARIF's executionSuccessful false;
+/// "" for the other formats, whose documents the command builds itself.
+struct UnreadableInput {
+  std::string path;      ///< the file that could not be read ("" when it is no file)
+  std::string location;  ///< where, when there is no path (a repository URL)
+  std::string message;
+  std::string hint;
+};
+std::string render_unreadable(const std::string& format, const std::string& command, const char* rule,
+                              const std::vector<UnreadableInput>& unreadable, size_t inputs);
+
+/// The "unreadable" list of a command's JSON document when an input could
+/// not be read: [{"where": path or location, "message": ...}], the shape
+/// `check`'s JSON summary uses.
+nlohmann::ordered_json unreadable_json(const std::vector<UnreadableInput>& unreadable);
+
 /// The --format values of a command whose findings can also be reported
 /// as SARIF or GitHub annotations: {"text", "json", "sarif", "github"}.
 std::vector<std::string> report_formats();

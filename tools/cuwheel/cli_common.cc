@@ -73,6 +73,22 @@ std::string render_diagnostics(const std::string& format, const std::string& com
   return format == "sarif" ? check::render_sarif(diagnostics, summary) : check::render_github(diagnostics, summary);
 }
 
+std::string render_unreadable(const std::string& format, const std::string& command, const char* rule,
+                              const std::vector<UnreadableInput>& unreadable, size_t inputs) {
+  if (format != "sarif" && format != "github") return "";
+  std::vector<Diagnostic> diags;
+  for (const auto& u : unreadable)
+    diags.push_back(Diagnostic{rule, Severity::error, u.path, "", u.location, u.message, u.hint});
+  return render_diagnostics(format, command, std::move(diags), inputs, true);
+}
+
+nlohmann::ordered_json unreadable_json(const std::vector<UnreadableInput>& unreadable) {
+  auto list = nlohmann::ordered_json::array();
+  for (const auto& u : unreadable)
+    list.push_back({{"where", u.path.empty() ? u.location : u.path}, {"message", u.message}});
+  return list;
+}
+
 std::vector<std::string> report_formats() { return {"text", "json", "sarif", "github"}; }
 
 void print_note(const std::string& where, const std::string& message) {

@@ -43,29 +43,46 @@ int run_diff() {
   if (!add_gate(o.max_growth, "--max-growth", "wheel size") ||
       !add_gate(o.max_installed_growth, "--max-installed-growth", "installed size"))
     return kExitUnreadable;
-  auto d = diff::diff_wheels(o.old_path, o.new_path);
-  if (!d) {
-    print_error("", d.error().message());
+  // Both wheels are read, so that a run reports every one it cannot read.
+  auto old_model = diff::read_diff_wheel(o.old_path);
+  auto new_model = diff::read_diff_wheel(o.new_path);
+  std::vector<UnreadableInput> unreadable;
+  for (const auto* m : {&old_model, &new_model})
+    if (!*m) {
+      const std::string& path = m == &old_model ? o.old_path : o.new_path;
+      print_error("", m->error().message());
+      unreadable.push_back({path, "", m->error().message(),
+                            "check that the file is a complete wheel (a truncated download or a Git LFS pointer is not)"});
+    }
+  if (!unreadable.empty()) {
+    if (o.format == "json") {
+      nlohmann::ordered_json doc = {{"schema", 1}, {"tool", "cuwheel " CUWHEEL_VERSION}, {"command", "diff"},
+                                    {"unreadable", unreadable_json(unreadable)}};
+      std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else {
+      std::cout << render_unreadable(o.format, "diff", "unreadable", unreadable, 2);
+    }
     return kExitUnreadable;
   }
+  auto d = diff::diff_models(*old_model, *new_model);
   // Installers keep the last copy of a repeated name; it is what is compared.
-  for (const auto& du : d->duplicates)
+  for (const auto& du : d.duplicates)
     print_warning(du.path, du.member + " is stored " + std::to_string(du.copies) +
                                " times; installers keep the last copy, which is the one compared");
   bool exceeded = false;
   for (auto& g : gates) {
     bool file = g.flag == "--max-growth";
-    g.old_size = file ? d->old_file_size : d->old_installed;
-    g.new_size = file ? d->new_file_size : d->new_installed;
+    g.old_size = file ? d.old_file_size : d.old_installed;
+    g.new_size = file ? d.new_file_size : d.new_installed;
     g.exceeded = diff::exceeds(g.limit, g.old_size, g.new_size);
     exceeded |= g.exceeded;
   }
   if (o.format == "sarif" || o.format == "github")
-    std::cout << render_diagnostics(o.format, "diff", render::diff_diagnostics(*d, gates), 2);
+    std::cout << render_diagnostics(o.format, "diff", render::diff_diagnostics(d, gates), 2);
   else if (o.format == "json")
-    std::cout << render::render_diff_json(*d, gates);
+    std::cout << render::render_diff_json(d, gates);
   else
-    std::cout << render::render_diff_text(*d, gates, o.top);
+    std::cout << render::render_diff_text(d, gates, o.top);
   std::cout.flush();
   return exceeded ? kExitFindings : kExitOk;
 }

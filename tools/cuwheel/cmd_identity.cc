@@ -52,7 +52,9 @@ struct Current {
   id::Identity identity;
   std::optional<id::ToolkitVersion> toolkit;
 };
-std::optional<Current> current_identity() {
+// `why`, when given, receives the message when the toolkit's version could
+// not be read (a malformed flag is a usage error and leaves it empty).
+std::optional<Current> current_identity(std::string* why = nullptr) {
   Current cur;
   int major = 0;
   if (g_opts.cuda_major) {
@@ -66,6 +68,7 @@ std::optional<Current> current_identity() {
     auto tk = id::detect_toolkit(q);
     if (!tk) {
       print_error_escaped("identity", tk.error().message());
+      if (why) *why = tk.error().message();
       return std::nullopt;
     }
     major = tk->major;
@@ -160,13 +163,32 @@ int run_identity_show() {
   return kExitOk;
 }
 
+// identity check could not read the toolkit's version or the stamp (exit
+// status 2): the error on stderr, and in json, sarif and github the
+// document that says so (docs/rules/identity/unreadable.md).
+int identity_unreadable(const UnreadableInput& u) {
+  if (g_opts.format == "json") {
+    json doc = {{"schema", 1}, {"tool", "cuwheel " CUWHEEL_VERSION}, {"command", "identity check"},
+                {"unreadable", unreadable_json({u})}};
+    print_json(doc);
+  } else {
+    std::cout << render_unreadable(g_opts.format, "identity", "unreadable", {u}, 1);
+  }
+  return kExitUnreadable;
+}
+
 int run_identity_check() {
-  auto cur = current_identity();
-  if (!cur) return kExitUnreadable;
+  std::string why;
+  auto cur = current_identity(&why);
+  if (!cur && why.empty()) return kExitUnreadable;
+  if (!cur)
+    return identity_unreadable({g_opts.toolkit, g_opts.toolkit.empty() ? "toolkit" : "", why,
+                                "give the toolkit with --toolkit, or its major with --cuda-major"});
   auto r = id::check_stamp(g_opts.stamp, cur->identity);
   if (!r) {
     print_error_escaped("identity check", r.error().message());
-    return kExitUnreadable;
+    return identity_unreadable({g_opts.stamp, "", r.error().message(),
+                                "the stamp must be a readable file: remove it and rebuild, or fix its permissions"});
   }
   if (g_opts.format == "sarif" || g_opts.format == "github") {
     std::cout << render_diagnostics(g_opts.format, "identity", id::stamp_diagnostics(*r, g_opts.stamp), 1);

@@ -135,6 +135,18 @@ int run_toolkit_lock() {
   auto emit_report = [&] {
     if (as_report) std::cout << render_diagnostics(g.format, "toolkit", problems_found, 1);
   };
+  // The lock, the repository or the lock's new text could not be read or
+  // written (exit status 2): the error on stderr, and in json, sarif and
+  // github the document that says so (docs/rules/toolkit/lock-unreadable.md).
+  auto unreadable = [&](const std::string& where, const std::string& message, UnreadableInput u) {
+    print_error(where, message);
+    u.message = message;
+    if (as_json)
+      print_json({{"ok", false}, {"lock", g.lock}, {"unreadable", unreadable_json({u})}});
+    else
+      std::cout << render_unreadable(g.format, "toolkit", "lock-unreadable", {u}, 1);
+    return kExitUnreadable;
+  };
   if (!valid_release(g.release)) return usage("--release", "'" + g.release + "' is not a CUDA release X.Y");
   if (!valid_name(g.name)) return usage("--name", "'" + g.name + "' must be letters, digits, '-' or '_' (e.g. cu12)");
   if (g.packages.empty()) return usage("--packages", "no package names");
@@ -160,10 +172,9 @@ int run_toolkit_lock() {
   bool exists = ::stat(g.lock.c_str(), &st) == 0;
   if (exists) {
     auto l = toolkit::read_lock(g.lock);
-    if (!l) {
-      print_error(g.lock, l.error().message() + " (not overwritten)");
-      return kExitUnreadable;
-    }
+    if (!l)
+      return unreadable(g.lock, l.error().message() + " (not overwritten)",
+                        {g.lock, "", "", "fix the lock's text (it is TOML, docs/toolkit.md) or remove it and lock again"});
     lock = std::move(*l);
     auto t = read_whole_file(g.lock);
     if (t) old_text = std::move(*t);
@@ -171,24 +182,20 @@ int run_toolkit_lock() {
     print_error(g.lock, "no lock file to check");
     report("lock-out-of-date", g.lock, "no lock file to check", "create it: run the same command without --check");
     emit_report();
+    if (as_json) print_json({{"ok", false}, {"lock", g.lock}, {"changed", true}, {"errors", {"no lock file to check"}}});
     return kExitFindings;
   }
 
   // 2. The repository's metadata.
   auto repo = toolkit::load_repository(g.repo);
-  if (!repo) {
-    print_error("--repo", repo.error().message());
-    return kExitUnreadable;
-  }
+  const UnreadableInput repo_input{"", g.repo, "", "check the --repo URL or folder: it must hold repodata/repomd.xml"};
+  if (!repo) return unreadable("--repo", repo.error().message(), repo_input);
 
   // 3. filelists.xml, when primary.xml's file lists cannot answer a file
   //    requirement.
   toolkit::ResolveRequest req{g.release, g.packages, g.arch};
   auto files = toolkit::read_filelists_if_needed(*repo, req);
-  if (!files) {
-    print_error("--repo", files.error().message());
-    return kExitUnreadable;
-  }
+  if (!files) return unreadable("--repo", files.error().message(), repo_input);
   if (files->needed && !files->read)
     print_warning(g.repo,
                   "repomd.xml lists no filelists: file requirements outside primary.xml's file lists are "
@@ -253,10 +260,9 @@ int run_toolkit_lock() {
     return kExitOk;
   }
   if (changed) {
-    if (auto w = write_output(g.lock, text); !w) {
-      print_error(g.lock, w.error().message());
-      return kExitUnreadable;
-    }
+    if (auto w = write_output(g.lock, text); !w)
+      return unreadable(g.lock, w.error().message(),
+                        {g.lock, "", "", "the lock's folder must exist and be writable; the old lock is unchanged"});
   }
   if (as_report) {
     emit_report();

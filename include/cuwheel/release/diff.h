@@ -78,9 +78,14 @@ struct WheelDiff {
 /// installed size or its CRC-32 (ZIP APPNOTE 4.4.7) differs.
 WheelDiff diff_models(const check::CheckModel& old_model, const check::CheckModel& new_model);
 
-/// Reads both wheels and compares them. Errors: a path that is not a
-/// readable wheel (the message names it), or a part of one that could not be
-/// read (its facts would be partial).
+/// Reads one wheel for diff_models(), without hashing its members. Errors
+/// (each message starts with `path`): a path that is not a wheel file, a
+/// wheel without a `.dist-info` folder (PEP 427), or a part of it that
+/// could not be read (its facts would be partial).
+Expected<check::CheckModel> read_diff_wheel(const std::string& path);
+
+/// Reads both wheels (read_diff_wheel()) and compares them. Errors: the
+/// first of the two wheels that cannot be read.
 Expected<WheelDiff> diff_wheels(const std::string& old_path, const std::string& new_path);
 
 /// A growth limit: a percentage of the old size ("10%") or an absolute size
