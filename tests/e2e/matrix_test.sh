@@ -159,6 +159,17 @@ expect_err "dup.json: row 1: duplicate key \"desired_cuda\"" "duplicate key name
 [ ! -s "$WORK/out" ] && ok || bad "no matrix on stdout for a duplicate key"
 run matrix "${P[@]}" --format json "$WORK/dup.json"
 expect_rc 2 "duplicate key (json)"
+py 'd["ok"] is False and d["unreadable"][0]["where"].endswith("dup.json") and "include" not in d' "unreadable input in JSON"
+# ... and as reports (matrix/unreadable, CW511): SARIF says the run failed.
+run matrix "${P[@]}" --format github "$WORK/trunc.json"
+expect_rc 2 "truncated JSON (github)"
+grep -q "^::error file=$WORK/trunc.json,title=unreadable::$WORK/trunc.json: not JSON" "$WORK/out" && ok || bad "unreadable annotation: $(head -c 300 "$WORK/out")"
+run matrix "${P[@]}" --format sarif "$WORK/missing.json"
+expect_rc 2 "missing input (sarif)"
+py 'd["runs"][0]["invocations"][0]["executionSuccessful"] is False and [r["ruleId"] for r in d["runs"][0]["results"]] == ["CW511"]' "unreadable input in SARIF"
+run matrix "$FIX/generator-linux.json" --python 3.12 --format github
+expect_rc 2 "no trains (github)"
+[ ! -s "$WORK/out" ] && ok || bad "a usage error printed a report: $(head -c 300 "$WORK/out")"
 printf '[matrix]\npython = ["3.12"]\ntrains = { x86_64 = ["cu130"] }\npython = ["3.13"]\n' >"$WORK/dup.toml"
 run matrix --policy "$WORK/dup.toml" "$FIX/generator-linux.json"
 expect_rc 2 "duplicate policy key"

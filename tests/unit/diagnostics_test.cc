@@ -110,6 +110,7 @@ TEST(DiagnosticRegistry, EveryEmittedIdIsRegistered) {
   // An input these commands cannot read (exit status 2) is a result of
   // their own id in SARIF and GitHub output (tools/cuwheel/cli.h
   // render_unreadable()).
+  EXPECT_NE(find_diagnostic("matrix", "unreadable"), nullptr);
   EXPECT_NE(find_diagnostic("identity", "unreadable"), nullptr);
   EXPECT_NE(find_diagnostic("diff", "unreadable"), nullptr);
   for (const auto& r : rules()) EXPECT_NE(find_diagnostic("check", r.name), nullptr) << r.name;

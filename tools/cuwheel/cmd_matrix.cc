@@ -69,6 +69,28 @@ void error(const std::string& where, const std::string& message) {
 
 bool g_wrote = false;  // emit() wrote this run's result to --output
 
+// An input that cannot be read (the policy, the toolkit, the generator's
+// output): the error on stderr, and with --format sarif|github the report
+// of it (matrix/unreadable, CW511) on stdout; with --format json the
+// document {"ok": false, "unreadable": [...]}, which like any JSON
+// document of a failed run is this run's result (stdout or -o FILE).
+int emit(const std::string& text);
+int unreadable(const std::string& path, const std::string& message, const std::string& hint,
+               const std::string& where = "") {
+  error(where, message);
+  const auto& o = g_opts;
+  std::vector<UnreadableInput> u{{path, "", message, hint}};
+  if (o.format == "json") {
+    json doc = {{"schema", 1}, {"tool", "cuwheel " CUWHEEL_VERSION}, {"command", "matrix"}, {"ok", false},
+                {"unreadable", unreadable_json(u)}};
+    emit(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  } else {
+    std::cout << render_unreadable(o.format, "matrix", "unreadable", u, 1);
+    std::cout.flush();
+  }
+  return kExitUnreadable;
+}
+
 int emit(const std::string& text) {
   g_wrote = true;
   if (g_opts.output.empty() || g_opts.output == "-") {
@@ -90,10 +112,7 @@ int run_matrix_once() {
   std::string file = o.policy.empty() ? matrix::find_policy_file(".") : o.policy;
   if (!file.empty()) {
     auto p = matrix::load_policy(file);
-    if (!p) {
-      error("", p.error().message());
-      return kExitUnreadable;
-    }
+    if (!p) return unreadable(file, p.error().message(), "fix the policy file (TOML, docs/matrix.md)");
     policy = std::move(*p);
   }
   if (!o.python.empty()) {
@@ -157,10 +176,7 @@ int run_matrix_once() {
   }
   if (!o.toolkit.empty()) {
     auto t = matrix::detect_toolkit(o.toolkit);
-    if (!t) {
-      error("--toolkit", t.error().message());
-      return kExitUnreadable;
-    }
+    if (!t) return unreadable(o.toolkit, t.error().message(), "give the prefix of an installed CUDA toolkit", "--toolkit");
     opts.toolkit = *t;
   }
 
@@ -169,16 +185,11 @@ int run_matrix_once() {
   Expected<std::string> text = std::string();
   if (o.input == "-") text = std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   else text = read_file_or_pipe(o.input, size_t{256} << 20);
-  if (!text) {
-    error("", text.error().message());
-    return kExitUnreadable;
-  }
+  const char* generator_hint = "give the JSON the matrix generator printed: {\"include\": [...]}, a list of rows, or one row";
+  if (!text) return unreadable(name, text.error().message(), generator_hint);
   bool single_row = false;
   auto rows = matrix::parse_rows(*text, name, &single_row);
-  if (!rows) {
-    error("", rows.error().message());
-    return kExitUnreadable;
-  }
+  if (!rows) return unreadable(name, rows.error().message(), generator_hint);
 
   // A build job checking its own row: the other rows are not there to offer.
   if (single_row) opts.check_offered = false;
