@@ -208,6 +208,18 @@ run "verify no folder" 2 release verify "$TMP/nowhere" --version 0.2.0
 expect_err "verify no folder" "nowhere: not a folder"
 run "verify bad version" 2 release verify "$TMP/good" --version 0.2.0-rc1
 expect_err "verify bad version" '(write the tag as "v0.2.0rc1")'
+# A folder or policy that cannot be read is release/unreadable (CW611) in the
+# reports and an `unreadable` list in JSON; a bad version has no report.
+run "verify no folder github" 2 release verify "$TMP/nowhere" --version 0.2.0 --format github
+expect_out "verify no folder github" "::error file=$TMP/nowhere,title=unreadable::$TMP/nowhere: not a folder"
+run "verify no folder sarif" 2 release verify "$TMP/nowhere" --version 0.2.0 --format sarif
+json "verify no folder sarif" "d['runs'][0]['invocations'][0]['executionSuccessful'] is False and [r['ruleId'] for r in d['runs'][0]['results']] == ['CW611']"
+run "verify no folder json" 2 release verify "$TMP/nowhere" --version 0.2.0 --format json
+json "verify no folder json" "d['command'] == 'release verify' and d['unreadable'][0]['where'].endswith('nowhere') and 'findings' not in d"
+run "verify bad policy github" 2 release verify "$TMP/good" --version 0.2.0 --policy "$TMP/bad.toml" --format github
+expect_out "verify bad policy github" "::error file=$TMP/bad.toml,title=unreadable::"
+run "verify bad version github" 2 release verify "$TMP/good" --version 0.2.0-rc1 --format github
+if [ -s "$TMP/out" ]; then bad "a bad version printed a report: $(head -c 300 "$TMP/out")"; else ok; fi
 
 # --- split -------------------------------------------------------------------
 before=$(cd "$TMP/good" && sha256sum * | sha256sum)

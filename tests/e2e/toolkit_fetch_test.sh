@@ -325,6 +325,18 @@ nothing_valid d-rerun "$NVCC_RPM" "digest mismatch over a complete folder"
 run toolkit download --lock good.lock --name cu99 --dest d-x
 expect_rc 2 "unknown toolkit name"
 expect_err "good.lock: no toolkit named 'cu99'" "unknown toolkit name"
+# ... and as reports (toolkit/unreadable, CW815): SARIF says the run failed.
+run toolkit verify d-x --lock good.lock --name cu99 --format sarif
+expect_rc 2 "unknown toolkit name (sarif)"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]; assert r["invocations"][0]["executionSuccessful"] is False and [x["ruleId"] for x in r["results"]]==["CW815"], r' \
+  "$T/out" && ok || bad "unreadable lock (sarif): $(head -c 300 "$T/out")"
+run toolkit download --lock no-such.lock --dest d-y --format github
+expect_rc 2 "missing lock (github)"
+expect_out "::error file=no-such.lock,title=unreadable::no-such.lock: cannot open" "missing lock (github)"
+run toolkit verify no-such-folder --lock good.lock --name cu12 --format json
+expect_rc 2 "verify of a missing folder (json)"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); u=d["unreadable"]; assert d["command"]=="toolkit verify" and u[0]["where"]=="no-such-folder", d' \
+  "$T/out" && ok || bad "verify of a missing folder (json): $(head -c 300 "$T/out")"
 
 # --- extract and check on the fixture tree (its nvcc is a script) ----------
 run toolkit extract dl --into cuda-fx --format json

@@ -210,9 +210,9 @@ run 2 toolkit lock --repo "$URL/repo" --release 12.9 --packages cuda-nvcc --name
 has err "broken.lock:3: toolkit.cu12: release must be a string"
 has err "(not overwritten)"
 same "$WORK/broken.orig" "$WORK/broken.lock" "broken lock untouched"
-# ... and as reports (toolkit/lock-unreadable, CW815; SARIF says the run failed).
+# ... and as reports (toolkit/unreadable, CW815; SARIF says the run failed).
 run 2 toolkit lock --repo "$URL/repo" --release 12.9 --packages cuda-nvcc --name cu12 --lock broken.lock --format github
-has out "::error file=broken.lock,title=lock-unreadable::broken.lock:3: toolkit.cu12: release must be a string"
+has out "::error file=broken.lock,title=unreadable::broken.lock:3: toolkit.cu12: release must be a string"
 run 2 toolkit lock --repo "$URL/nothing" --release 12.9 --packages cuda-nvcc --name cu12 --check --format sarif
 if python3 - "$WORK/out" "$URL/nothing" <<'PY'
 import json, sys

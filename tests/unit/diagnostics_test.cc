@@ -105,7 +105,7 @@ TEST(DiagnosticRegistry, EveryEmittedIdIsRegistered) {
   EXPECT_EQ(find_diagnostic("arch", "deprecated-arch")->default_severity, Severity::warning);
   for (const char* c : {"key-rejected", "rpm-rejected", "rpm-unavailable", "unlocked-file", "sums-malformed-line",
                         "sums-listed-twice", "sums-unknown-file", "sums-digest-mismatch", "sums-missing-file",
-                        "nvcc-release", "eula", "compile", "lock-unresolvable", "lock-out-of-date", "lock-unreadable"})
+                        "nvcc-release", "eula", "compile", "lock-unresolvable", "lock-out-of-date", "unreadable"})
     EXPECT_NE(find_diagnostic("toolkit", c), nullptr) << c;
   // An input these commands cannot read (exit status 2) is a result of
   // their own id in SARIF and GitHub output (tools/cuwheel/cli.h

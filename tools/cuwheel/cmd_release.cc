@@ -47,7 +47,9 @@ void add_common(CLI::App* sub, ReleaseOptions& o, bool reports = false) {
 
 // Loads the policy named by --policy, or the one found from the current
 // folder. Prints the error and returns nullopt when there is none.
-std::optional<rel::Policy> policy_for(const ReleaseOptions& o) {
+// `unreadable`, when given, receives the policy file's path and the error
+// when the file was found but could not be read.
+std::optional<rel::Policy> policy_for(const ReleaseOptions& o, UnreadableInput* unreadable = nullptr) {
   std::string path = o.policy;
   if (path.empty()) {
     path = rel::find_policy_file(".");
@@ -70,6 +72,8 @@ std::optional<rel::Policy> policy_for(const ReleaseOptions& o) {
   auto p = rel::load_policy(path);
   if (!p) {
     print_error("", p.error().message());
+    if (unreadable)
+      *unreadable = {path, "", p.error().message(), "fix the policy file at the line named (TOML, docs/release.md)"};
     return std::nullopt;
   }
   return *p;
@@ -210,12 +214,33 @@ void setup_release_verify(CLI::App* sub) {
   add_common(sub, g_verify, true);
 }
 
+// verify could not read the policy file or list the folder (exit status
+// 2): in sarif and github the report of it (release/unreadable, CW611), in
+// json a document with an `unreadable` list. A version that does not
+// parse, or no policy at all, is a usage error with no report.
+int verify_unreadable(const UnreadableInput& u) {
+  if (g_verify.format == "json") {
+    json doc = {{"schema", 1}, {"tool", "cuwheel " CUWHEEL_VERSION}, {"command", "release verify"},
+                {"directory", g_verify.dir}, {"unreadable", unreadable_json({u})}};
+    print(doc);
+  } else {
+    std::cout << render_unreadable(g_verify.format, "release", "unreadable", {u}, 1);
+    std::cout.flush();
+  }
+  return kExitUnreadable;
+}
+
 int run_release_verify() {
-  auto policy = policy_for(g_verify);
-  if (!policy) return kExitUnreadable;
+  UnreadableInput bad_policy;
+  auto policy = policy_for(g_verify, &bad_policy);
+  if (!policy) return bad_policy.message.empty() ? kExitUnreadable : verify_unreadable(bad_policy);
   auto r = rel::verify_release(g_verify.dir, g_verify.version, *policy);
   if (!r) {
     print_error("", r.error().message());
+    // The folder's errors start with its path (include/cuwheel/release/release.h);
+    // the version's start with "version" or "tag".
+    if (r.error().message().rfind(g_verify.dir + ": ", 0) == 0)
+      return verify_unreadable({g_verify.dir, "", r.error().message(), "give the folder the build wrote its wheels and sdists to"});
     return kExitUnreadable;
   }
   if (g_verify.format == "json") {

@@ -56,22 +56,44 @@ void print_json(const json& doc) {
   std::cout << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
 }
 
-// Reads the lock and finds --name; prints the error and returns nullptr.
+// An input the command could not read, or an output it could not write
+// (exit status 2): the error on stderr, and in json, sarif and github the
+// document that says so (toolkit/unreadable, CW815; docs/rules/toolkit/unreadable.md).
+// `path` is the file or folder concerned ("" when the message is no file's).
+int unreadable(const std::string& command, const std::string& path, const std::string& message,
+               const std::string& hint) {
+  print_error(command, message);
+  std::vector<UnreadableInput> u{{path, "", message, hint}};
+  if (g.format == "json") {
+    json doc = document(command);
+    doc["unreadable"] = unreadable_json(u);
+    print_json(doc);
+  } else {
+    std::cout << render_unreadable(g.format, "toolkit", "unreadable", u, 1);
+    std::cout.flush();
+  }
+  return kExitUnreadable;
+}
+
+const char* const kLockHint = "give the lock `cuwheel toolkit lock` wrote (--lock), and a --name it holds";
+
+// Reads the lock and finds --name; reports the error (unreadable()) and
+// returns nullptr.
 const tk::LockedToolkit* load_toolkit(tk::Lock& lock, const std::string& where) {
   auto l = tk::read_lock(g.lock);
   if (!l) {
-    print_error(where, l.error().message());
+    unreadable(where, g.lock, l.error().message(), kLockHint);
     return nullptr;
   }
   lock = std::move(*l);
   if (g.name.empty()) {
     if (lock.toolkits.size() == 1) return &lock.toolkits[0];
-    print_error(where, g.lock + ": holds " + std::to_string(lock.toolkits.size()) +
-                           " toolkits; choose one with --name");
+    unreadable(where, g.lock, g.lock + ": holds " + std::to_string(lock.toolkits.size()) +
+                           " toolkits; choose one with --name", kLockHint);
     return nullptr;
   }
   const tk::LockedToolkit* t = lock.find(g.name);
-  if (!t) print_error(where, g.lock + ": no toolkit named '" + g.name + "'");
+  if (!t) unreadable(where, g.lock, g.lock + ": no toolkit named '" + g.name + "'", kLockHint);
   return t;
 }
 
@@ -188,10 +210,7 @@ int run_toolkit_download() {
   if (t->key_fingerprint.empty() && !g.no_signatures)
     print_warning(where, g.lock + ": toolkit " + t->name + " pins no key fingerprint: signatures are not checked");
   auto r = tk::download_toolkit(*t, g.dest, !g.no_signatures);
-  if (!r) {
-    print_error(where, r.error().message());
-    return kExitUnreadable;
-  }
+  if (!r) return unreadable(where, g.dest, r.error().message(), "--dest must be a folder that can be created and written");
   return finish_fetch(where, *r, g.dest);
 }
 
@@ -201,10 +220,7 @@ int run_toolkit_verify() {
   const tk::LockedToolkit* t = load_toolkit(lock, where);
   if (!t) return kExitUnreadable;
   auto r = tk::verify_toolkit(*t, g.dir, g.signatures);
-  if (!r) {
-    print_error(where, r.error().message());
-    return kExitUnreadable;
-  }
+  if (!r) return unreadable(where, g.dir, r.error().message(), "give the folder `cuwheel toolkit download` filled");
   return finish_fetch(where, *r, g.dir, /*verify=*/true);
 }
 
@@ -212,10 +228,11 @@ int run_toolkit_extract() {
   const std::string where = "toolkit extract";
   auto r = tk::extract_toolkit(g.dir, g.into, g.release);
   if (!r) {
-    print_error(where, r.error().message());
     // A digest mismatch is a verification failure; the rest is unreadable input.
-    return r.error().message().find(", SHA256SUMS records ") != std::string::npos ? kExitFindings
-                                                                                  : kExitUnreadable;
+    if (r.error().message().find(", SHA256SUMS records ") == std::string::npos)
+      return unreadable(where, g.dir, r.error().message(), "give the folder `cuwheel toolkit verify` passed");
+    print_error(where, r.error().message());
+    return kExitFindings;
   }
   if (g.format == "json") {
     json doc = document(where);
@@ -253,10 +270,7 @@ int run_toolkit_check() {
     if (h) opts.host_compiler = h;
   }
   auto r = tk::check_toolkit(g.prefix, opts);
-  if (!r) {
-    print_error(where, r.error().message());
-    return kExitUnreadable;
-  }
+  if (!r) return unreadable(where, g.prefix, r.error().message(), "give the root of the extracted toolkit (CUDA_HOME)");
   if (g.format == "sarif" || g.format == "github") {
     std::cout << render_diagnostics(g.format, "toolkit", r->diagnostics(g.prefix), 1);
     std::cout.flush();

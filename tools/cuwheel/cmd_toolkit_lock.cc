@@ -137,14 +137,14 @@ int run_toolkit_lock() {
   };
   // The lock, the repository or the lock's new text could not be read or
   // written (exit status 2): the error on stderr, and in json, sarif and
-  // github the document that says so (docs/rules/toolkit/lock-unreadable.md).
+  // github the document that says so (docs/rules/toolkit/unreadable.md).
   auto unreadable = [&](const std::string& where, const std::string& message, UnreadableInput u) {
     print_error(where, message);
     u.message = message;
     if (as_json)
       print_json({{"ok", false}, {"lock", g.lock}, {"unreadable", unreadable_json({u})}});
     else
-      std::cout << render_unreadable(g.format, "toolkit", "lock-unreadable", {u}, 1);
+      std::cout << render_unreadable(g.format, "toolkit", "unreadable", {u}, 1);
     return kExitUnreadable;
   };
   if (!valid_release(g.release)) return usage("--release", "'" + g.release + "' is not a CUDA release X.Y");
