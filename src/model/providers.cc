@@ -130,8 +130,17 @@ void Providers::add_wheel(const CheckModel& m, const std::string& source, Provid
     add(file_name(*where), Provider{dist, dir, true, source, from});
     if (lib.load.soname && *lib.load.soname != file_name(*where))
       add(*lib.load.soname, Provider{dist, dir, true, source, from});
-    for (const auto& n : lib.load.needed)
-      if (classify_soname(n).kind == LibraryKind::cuda_toolkit) add(n, Provider{dist, "", false, source, from});
+    // Once this library is loaded, everything it NEEDs is in the process
+    // too (else it would not have loaded): the CUDA libraries it finds in
+    // NVIDIA's folders, and the libraries of its own dependencies
+    // (libraft.so NEEDs librmm.so and librapids_logger.so, which
+    // librmm-cu12 and rapids-logger ship). The system's libraries and the
+    // driver are found by every library alike, and name no provider.
+    for (const auto& n : lib.load.needed) {
+      const LibraryKind k = classify_soname(n).kind;
+      if (k == LibraryKind::system || k == LibraryKind::nvidia_driver) continue;
+      add(n, Provider{dist, "", false, source, from});
+    }
   }
 }
 

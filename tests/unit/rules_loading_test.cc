@@ -645,7 +645,46 @@ TEST(RulesLoading, RapidsBindingFindsWhatItsDeclaredLibraryLoads) {
   auto none = wheel_model("pylibraft-cu12", {});
   add_lib(none, "pylibraft/common/cuda.abi3.so", {"librmm.so"}, {"$ORIGIN"});
   auto fs2 = only({none}, "unresolved-needed");
-  EXPECT_EQ(count_sev(fs2, "unresolved-needed", Severity::error), 1u) << dump(fs2);
+  ASSERT_EQ(count_sev(fs2, "unresolved-needed", Severity::error), 1u) << dump(fs2);
+  // The built-in table has librmm-cu12 and librmm-cu13: a -cu12 package is
+  // told of the one of its major.
+  EXPECT_NE(fs2[0].message.find("librmm-cu12 provides it"), std::string::npos) << fs2[0].message;
+  EXPECT_EQ(fs2[0].message.find("cu13"), std::string::npos) << fs2[0].message;
+  auto other = wheel_model("pylibraft-cu13", {});
+  add_lib(other, "pylibraft/common/cuda.abi3.so", {"librmm.so"}, {"$ORIGIN"});
+  auto fs3 = only({other}, "unresolved-needed");
+  ASSERT_EQ(fs3.size(), 1u) << dump(fs3);
+  EXPECT_NE(fs3[0].message.find("librmm-cu13 provides it"), std::string::npos) << fs3[0].message;
+}
+
+TEST(RulesLoading, GivenDependencyWheelLoadsWhatItsLibrariesNeed) {
+  // The real wheels given with --deps replace the built-in table for their
+  // distributions: libraft-cu12's libraft.so NEEDs librmm.so and
+  // librapids_logger.so, which librmm-cu12 and rapids-logger ship. A
+  // binding that declares only libraft-cu12 finds them once libraft is
+  // loaded (pylibraft-cu12 26.10 with its three dependency wheels).
+  auto raft = wheel_model("libraft-cu12", {"librmm-cu12==26.10.*", "rapids-logger==0.3.*"});
+  add_lib(raft, "libraft/lib64/libraft.so", {"librmm.so", "librapids_logger.so", "libc.so.6"}, {"$ORIGIN/../../librmm/lib64"});
+  auto rmm = wheel_model("librmm-cu12", {"rapids-logger==0.3.*"});
+  add_lib(rmm, "librmm/lib64/librmm.so", {"librapids_logger.so"});
+  auto logger = wheel_model("rapids-logger", {});
+  add_lib(logger, "rapids_logger/lib64/librapids_logger.so", {"libc.so.6"});
+  auto binding = wheel_model("pylibraft-cu12", {"libraft-cu12==26.10.*"});
+  add_lib(binding, "pylibraft/common/cuda.abi3.so", {"libraft.so", "librmm.so", "librapids_logger.so"}, {"$ORIGIN"});
+  Policy p;
+  p.select = {"unresolved-needed"};
+  auto fs = run_rules({binding}, p, {raft, rmm, logger});
+  EXPECT_EQ(count_sev(fs, "unresolved-needed", Severity::error), 0u) << dump(fs);
+  ASSERT_EQ(count_sev(fs, "unresolved-needed", Severity::note), 3u) << dump(fs);
+  for (const auto& f : fs) EXPECT_NE(f.message.find("once libraft-cu12 (declared"), std::string::npos) << f.message;
+  // A libraft.so that does not NEED librmm.so leaves the binding's own
+  // NEEDED of it to an undeclared librmm-cu12: a real error, naming it.
+  auto lean = wheel_model("libraft-cu12", {});
+  add_lib(lean, "libraft/lib64/libraft.so", {"librapids_logger.so"});
+  auto fs2 = run_rules({binding}, p, {lean, rmm, logger});
+  ASSERT_EQ(count_sev(fs2, "unresolved-needed", Severity::error), 1u) << dump(fs2);
+  for (const auto& f : fs2)
+    if (f.severity == Severity::error) EXPECT_NE(f.message.find("does not declare librmm-cu12"), std::string::npos) << f.message;
 }
 
 TEST(RulesLoading, GenericRuntimeIsNoReasonToDeclareTorch) {

@@ -56,8 +56,9 @@ class Providers {
   static Providers builtin();
 
   /// Adds what the wheel of `m` provides: each loadable library of it by
-  /// file name and DT_SONAME (ships), and each NEEDED name of a CUDA
-  /// toolkit library (cuda/libclass.h) that one of them has (loads), under
+  /// file name and DT_SONAME (ships), and each NEEDED name one of them has
+  /// (loads: in the process once that library is), except the system's
+  /// and the driver's libraries (cuda/libclass.h), under
   /// the distribution named by its METADATA (or file name). `source`
   /// describes the wheel in messages. A model that is not a wheel adds
   /// nothing.

@@ -176,8 +176,10 @@ std::optional<int> cuda_token(const std::string& t) {
 }
 }  // namespace
 
-std::optional<int> name_major(const CheckModel& m) {
-  std::string n = wheel_name(m);
+std::optional<int> name_major(const CheckModel& m) { return name_major_of(wheel_name(m)); }
+
+std::optional<int> name_major_of(const std::string& distribution) {
+  const std::string& n = distribution;
   size_t i = 0;
   while (i <= n.size()) {
     size_t j = n.find('-', i);

@@ -90,6 +90,8 @@ std::optional<int> folder_major(const std::string& dir);
 /// The CUDA major the wheel claims by its name ("-cu12", "cuda12x",
 /// "cuda13"), its local version label ("+cu130"), or nullopt.
 std::optional<int> name_major(const CheckModel& m);
+/// The same for a distribution name ("librmm-cu12" -> 12).
+std::optional<int> name_major_of(const std::string& distribution);
 std::optional<int> version_major(const CheckModel& m);
 
 /// The normalized distribution name of the wheel ("" when unknown).

@@ -68,6 +68,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
   std::map<std::string, Agg> agg, notes, warns;
   // The distributions the wheel declares, with the text that declares them.
   const std::map<std::string, std::string> deps = loading::declared_distributions(m);
+  const std::optional<int> own_major = loading::name_major(m);
   std::string own;
   if (m.metadata && !m.metadata->name.empty()) own = normalize_name(m.metadata->name);
   for (size_t li = 0; li < m.libraries.size(); ++li) {
@@ -211,14 +212,19 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
       bool by_folder = false;
       for (const Provider* p : ctx.providers.find(n)) {
         if (p->distribution == own) continue;
+        // A -cuNN provider of another major than this package's name
+        // (librmm-cu13 for pylibraft-cu12) is no answer for it.
+        if (auto pm = loading::name_major_of(p->distribution); pm && own_major && *pm != *own_major) continue;
         if (deps.count(p->distribution)) {
           if (p->ships && !p->folder.empty())
             for (const auto& e : entries)
               if (e.kind == loading::SearchEntry::Kind::origin && !e.escapes && e.dir == p->folder) by_folder = true;
           if (!declared_provider || (p->ships && !declared_provider->ships)) declared_provider = p;
-        } else if (p->ships && !p->generic && !undeclared_provider && p->from != Provider::From::run && elsewhere.empty()) {
-          // A framework or a dependency wheel given apart; not another
-          // wheel that happens to be checked in the same run.
+        } else if (p->ships && !p->generic && !undeclared_provider &&
+                   (p->from != Provider::From::run || m.kind == CheckModel::Kind::installed) && elsewhere.empty()) {
+          // A framework or a dependency wheel given apart, or a
+          // distribution installed beside this one; not another wheel
+          // that happens to be checked in the same run.
           undeclared_provider = p;
         }
       }

@@ -192,9 +192,11 @@ void unresolved_runpath(const Context& ctx, Emitter& out) {
                      what + (could.empty() ? std::string("; nothing the library NEEDs could be there, so today it "
                                                          "changes nothing, but a DT_NEEDED of a name both majors use "
                                                          "(libcusparse.so.12, libcurand.so.10) would be searched there")
-                                           : "; the loader finds " + loading::join_some(could, 3) +
-                                                 " before it, so today it changes nothing; listed before those "
-                                                 "folders it would load CUDA " + std::to_string(*fm) +
+                                           : "; with the declared CUDA " + std::to_string(*claim) +
+                                                 " packages installed the loader finds " + loading::join_some(could, 3) +
+                                                 " before it, so it changes nothing, but where only CUDA " +
+                                                 std::to_string(*fm) + "'s packages are installed (or with the entry "
+                                                 "listed first) it takes CUDA " + std::to_string(*fm) +
                                                  "'s build of them"),
                      "remove the entry");
           continue;
