@@ -25,11 +25,14 @@ std::string top_folder(const std::string& member) { return member.substr(0, memb
 namespace {
 
 bool is_elf(ByteView b) { return identify(b) == FileKind::elf; }
-// The members check reads as libraries: ELF files and static archives (a
-// raw fatbin member is listed by `list`, not checked).
+// The members check reads as libraries: ELF files (cubins among them),
+// static archives, and raw fatbin files, which a package loads itself
+// (cuModuleLoad / cuModuleLoadFatBinary on a file it ships): their device
+// code is the package's, with no ELF facts (the loading rules see is_elf
+// false and stay silent).
 bool is_library_like(ByteView b) {
   FileKind k = identify(b);
-  return k == FileKind::elf || k == FileKind::archive;
+  return k == FileKind::elf || k == FileKind::archive || k == FileKind::fatbin;
 }
 
 // Fills a LibraryModel from the bytes of one ELF file (or archive member).
@@ -237,7 +240,7 @@ class WheelModelVisitor : public InputVisitor {
   }
 
   void object(const ObjectRef& o) override {
-    if (!is_library_like(o.bytes)) return;  // a raw fatbin member is listed by `list`, not checked
+    if (!is_library_like(o.bytes)) return;
     m_.members[current_].read_ok = true;
     read_object_bytes(m_, o.member, "", o.bytes, [&o](ByteView part) { o.release(part); }, &*budget_);
   }
@@ -281,7 +284,6 @@ Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptio
   WheelModelVisitor v(m, opts, progress);
   WalkOptions wo;
   wo.expand_archives = false;  // read_object_bytes reads an archive's members itself
-  wo.wheel_fatbins = false;
   if (Status s = walk_wheel(path, wo, v); !s) return s.error();
   v.finish();
   return m;

@@ -269,6 +269,26 @@ TEST(RulesDevice, NoDeviceCodeTwins) {
   EXPECT_EQ(count(kDev + "cuwheel_devgpu_cu13-1.0.0" + kTag, Policy{}, "no-device-code"), 0u);
 }
 
+TEST(RulesDevice, RawFatbinMemberIsThePackagesDeviceCode) {
+  // A wheel that ships a fatbin file and loads it itself (cuModuleLoad):
+  // its device code counts, for coverage and against no-device-code.
+  const std::string whl = kDev + "cuwheel_devfatbin_cu13-1.0.0" + kTag;
+  EXPECT_EQ(count(whl, Policy{}, "no-device-code"), 0u);
+  auto f = only(check_file(whl, gpus({"sm_80", "sm_90"})), "uncovered-gpu");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].member, "cuwheel_devfatbin_cu13/kernels.fatbin");
+  EXPECT_TRUE(has(f[0].message, "cannot run on sm_80")) << f[0].message;
+  EXPECT_TRUE(has(f[0].message, "PTX: compute_120")) << f[0].message;
+  EXPECT_EQ(count(whl, gpus({"sm_90", "sm_120"}), "uncovered-gpu"), 0u);
+  // Cut in half: unreadable, never a pass.
+  auto ms = build_models(kDev + "cuwheel_devfatcut_cu13-1.0.0" + kTag, BuildOptions{});
+  ASSERT_TRUE(ms);
+  ASSERT_EQ(ms->size(), 1u);
+  ASSERT_EQ((*ms)[0].read_errors.size(), 1u);
+  EXPECT_TRUE(has((*ms)[0].read_errors[0].first, "cuwheel_devfatcut_cu13/kernels.fatbin")) << (*ms)[0].read_errors[0].first;
+  EXPECT_TRUE(has((*ms)[0].read_errors[0].second, "extends past the end")) << (*ms)[0].read_errors[0].second;
+}
+
 TEST(RulesDevice, NoDeviceCodeClaims) {
   auto label = only(check_file(kDev + "cuwheel_devlabel-1.0.0+cu130" + kTag, Policy{}), "no-device-code");
   ASSERT_EQ(label.size(), 1u);

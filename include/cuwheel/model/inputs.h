@@ -86,8 +86,8 @@ struct WalkOptions {
   bool expand_archives = true;   ///< visit the members of static archives
   /// In directories: skip files larger than this (bytes), 0 = no limit.
   uint64_t max_file_size = 0;
-  /// Visit raw fatbin members of wheels (list does; check reads ELF files
-  /// and archives only).
+  /// Visit raw fatbin members of wheels (every command does; a walker
+  /// that wants ELF files and archives only turns it off).
   bool wheel_fatbins = true;
 };
 
