@@ -687,6 +687,28 @@ TEST(RulesLoading, GivenDependencyWheelLoadsWhatItsLibrariesNeed) {
     if (f.severity == Severity::error) EXPECT_NE(f.message.find("does not declare librmm-cu12"), std::string::npos) << f.message;
 }
 
+TEST(RulesLoading, GroupedHintGivesThePathFromEachFolder) {
+  // One finding for two libraries at different depths: the $ORIGIN path
+  // of the hint is the first one's, and the other folder's is added.
+  auto m = wheel_model("grp", {});
+  add_lib(m, "grp/a/_x.so", {"libz9.so"});
+  add_lib(m, "grp/b/c/_y.so", {"libz9.so"});
+  add_lib(m, "grp/lib/libz9.so", {});
+  auto fs = only({m}, "unresolved-needed");
+  ASSERT_EQ(fs.size(), 1u) << dump(fs);
+  EXPECT_EQ(fs[0].member, "grp/a/_x.so");
+  EXPECT_NE(fs[0].hint.find("add $ORIGIN/../lib to the RUNPATH"), std::string::npos) << fs[0].hint;
+  EXPECT_NE(fs[0].hint.find("(that path is from grp/a; from grp/b/c: $ORIGIN/../../lib)"), std::string::npos) << fs[0].hint;
+  // Libraries of one folder share the path: nothing is added.
+  auto same = wheel_model("grp", {});
+  add_lib(same, "grp/a/_x.so", {"libz9.so"});
+  add_lib(same, "grp/a/_y.so", {"libz9.so"});
+  add_lib(same, "grp/lib/libz9.so", {});
+  auto fs2 = only({same}, "unresolved-needed");
+  ASSERT_EQ(fs2.size(), 1u) << dump(fs2);
+  EXPECT_EQ(fs2[0].hint.find("that path is from"), std::string::npos) << fs2[0].hint;
+}
+
 TEST(RulesLoading, GenericRuntimeIsNoReasonToDeclareTorch) {
   auto m = wheel_model("paddle", {});
   add_lib(m, "paddle/libs/libcommon.so", {"libgomp.so.1"}, {"$ORIGIN"});

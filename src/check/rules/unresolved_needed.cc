@@ -23,6 +23,7 @@
 // a library that nothing NEEDs, no Python extension, that another library
 // or the Python code of the wheel opens by name when it is chosen.
 #include <map>
+#include <set>
 
 #include "cuwheel/wheel/pep508.h"
 
@@ -53,6 +54,41 @@ std::vector<std::string> other_majors(const std::string& n) {
   return out;
 }
 
+// A hint written for the first of several libraries that share a finding
+// names $ORIGIN paths from that library's folder; from a library in
+// another folder the same target is another path. Returns the hint with,
+// for each other folder (up to three), the paths from there:
+// "add $ORIGIN/../../libraft/lib64 to the RUNPATH (from pylibraft/sparse/linalg:
+// $ORIGIN/../../../libraft/lib64)".
+std::string hint_for_folders(const std::string& hint, const std::string& first_folder,
+                             const std::set<std::string>& folders) {
+  if (folders.size() < 2 || !folders.count(first_folder) || hint.find("$ORIGIN") == std::string::npos) return hint;
+  std::vector<std::string> targets;  // install-relative folders the hint's paths reach
+  for (size_t p = hint.find("$ORIGIN"); p != std::string::npos; p = hint.find("$ORIGIN", p + 1)) {
+    size_t e = hint.find_first_of(" ,)", p);
+    std::string rel = hint.substr(p + 7, e == std::string::npos ? std::string::npos : e - p - 7);
+    if (!rel.empty() && rel[0] == '/') rel.erase(0, 1);
+    auto t = loading::normalize_relative(first_folder.empty() ? (rel.empty() ? "." : rel)
+                                                              : first_folder + (rel.empty() ? "" : "/" + rel));
+    if (!t) return hint;  // a path out of the install tree: left as written
+    targets.push_back(*t == "." ? "" : *t);
+  }
+  std::string extra;
+  size_t shown = 0;
+  for (const auto& f : folders) {
+    if (f == first_folder) continue;
+    if (++shown > 3) {
+      extra += "; and from " + std::to_string(folders.size() - 4) + " more folders likewise";
+      break;
+    }
+    std::string paths;
+    for (const auto& t : targets)
+      paths += (paths.empty() ? "" : " or ") + loading::origin_path_to((f.empty() ? "" : f + "/") + "x", t.empty() ? "." : t);
+    extra += (extra.empty() ? "" : "; ") + std::string("from ") + (f.empty() ? "site-packages" : f) + ": " + paths;
+  }
+  return hint + " (that path is from " + (first_folder.empty() ? "site-packages" : first_folder) + "; " + extra + ")";
+}
+
 }  // namespace
 
 void unresolved_needed(const Context& ctx, Emitter& out) {
@@ -64,6 +100,16 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
   struct Agg {
     std::string member, msg, hint;
     size_t libs = 0;
+    std::set<std::string> folders;  ///< install folders of the libraries counted
+  };
+  // Counts one more library for `a`; true for the first, which writes the text.
+  // A member outside the install tree (an absolute name, `..`: unsafe-path's
+  // finding) has no $ORIGIN path to give.
+  auto first = [](Agg& a, const LibraryModel& l) {
+    auto w = loading::install_path(l.member);
+    const std::string f = w ? loading::dir_of(*w) : "";
+    if (w && !w->empty() && (*w)[0] != '/' && loading::normalize_relative(*w)) a.folders.insert(f);
+    return a.libs++ == 0;
   };
   std::map<std::string, Agg> agg, notes, warns;
   // The distributions the wheel declares, with the text that declares them.
@@ -125,7 +171,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
         }
         if (!finder.empty() && loads.plugin[li].empty() && finder_is_extension) {
           auto& w = warns[n];
-          if (w.libs++ == 0) {
+          if (first(w, lib)) {
             w.member = lib.member;
             w.msg = msg + "; the " + noun + " ships it in " + elsewhere + ", and the extension module " + finder +
                     " NEEDs and finds it, so it is in the process if the package imports that module before it opens "
@@ -136,7 +182,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
         }
         if (!finder.empty() && !loads.plugin[li].empty()) {
           auto& note = notes[n];
-          if (note.libs++ == 0) {
+          if (first(note, lib)) {
             note.member = lib.member;
             note.msg = msg + "; the library is a plugin opened with dlopen (" + loads.plugin[li] + "), and " + finder +
                        " NEEDs and finds " + n + ", so it is in the process when the plugin is opened";
@@ -160,7 +206,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
         }
       if (!ext_member.empty()) {
         auto& note = notes[n];
-        if (note.libs++ == 0) {
+        if (first(note, lib)) {
           note.member = lib.member;
           note.msg = msg + "; the " + noun + " ships it in " + elsewhere + " as the Python extension module " + ext_member +
                      ", which Python has imported before anything can open this library, so the loader finds " + n +
@@ -198,7 +244,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
         }
       if (pre) {
         auto& note = notes[n];
-        if (note.libs++ == 0) {
+        if (first(note, lib)) {
           note.member = lib.member;
           note.msg = "DT_NEEDED " + n + " is found once the package's Python code has loaded it by name (" +
                      pre->describe() + "); nothing in this " + noun + " finds it by path";
@@ -232,7 +278,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
       if (declared_provider) {
         const Provider& p = *declared_provider;
         auto& note = notes[n];
-        if (note.libs++ == 0) {
+        if (first(note, lib)) {
           note.member = lib.member;
           note.msg = "DT_NEEDED " + n + " is found once " + p.distribution + " (declared: " + deps.at(p.distribution) +
                      ") has loaded it" +
@@ -267,7 +313,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
       // chooses it; the rest of the package loads without it.
       if (!loads.plugin[li].empty() && !undeclared_provider && elsewhere.empty()) {
         auto& note = notes[n];
-        if (note.libs++ == 0) {
+        if (first(note, lib)) {
           note.member = lib.member;
           note.msg = msg + "; the library is a plugin opened with dlopen when it is chosen at run time (" +
                      loads.plugin[li] + "), so " + n +
@@ -277,7 +323,7 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
         continue;
       }
       auto& a = agg[n];
-      if (a.libs++ == 0) {
+      if (first(a, lib)) {
         a.member = lib.member;
         a.msg = msg;
         a.hint = hint;
@@ -289,15 +335,18 @@ void unresolved_needed(const Context& ctx, Emitter& out) {
                             " of the " + noun + ")"
                       : std::string();
   };
-  for (const auto& [n, a] : notes) out.note(a.member, "DT_NEEDED " + n, a.msg + others(a), a.hint);
-  for (const auto& [n, a] : warns) out.warn(a.member, "DT_NEEDED " + n, a.msg + others(a), a.hint);
+  auto hint = [](const Agg& a) {
+    return hint_for_folders(a.hint, loading::dir_of(loading::install_path(a.member).value_or(a.member)), a.folders);
+  };
+  for (const auto& [n, a] : notes) out.note(a.member, "DT_NEEDED " + n, a.msg + others(a), hint(a));
+  for (const auto& [n, a] : warns) out.warn(a.member, "DT_NEEDED " + n, a.msg + others(a), hint(a));
   // One finding per name: the first library's details, and how many others.
   for (const auto& [n, a] : agg)
     out.emit(a.member, "DT_NEEDED " + n,
              a.msg + (a.libs > 1 ? " (and in " + std::to_string(a.libs - 1) + " other librar" +
                                        (a.libs == 2 ? "y" : "ies") + " of the " + noun + ")"
                                  : ""),
-             a.hint);
+             hint(a));
 }
 
 }  // namespace cuwheel::check::rule_impl
