@@ -45,6 +45,10 @@ has "nothing in this distribution finds it by path"
 lacks "nothing in this wheel"
 has 'or add $ORIGIN/../torch/lib to the RUNPATH'
 lacks "up to site-packages"
+# The same folder given twice (another spelling of it too) is checked once.
+run 1 check "$WORK/good" "$WORK/good/" "$WORK/./good"
+has "1 input checked (3 installed distributions in it): 6 errors"
+has "cuwheel: note: $WORK/good/: given more than once; checked once"
 # As --deps: the installed torch provides for a wheel checked against it.
 run 0 check --deps "$WORK/good" "$EXT"
 has "installed in $WORK/good (torch-2.15.0.dist-info)"

@@ -3,6 +3,7 @@
 // check: builds a model per input (check.h), applies the policy's rules and
 // prints the findings. Exit status 0 when no error-level finding, 1 when
 // there is one, 2 when an input (or the policy) cannot be read.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "cli.h"
@@ -197,7 +199,18 @@ int run_check() {
   check::ReportSummary summary;
   summary.policy_source = policy.source;
   check::BuildOptions bo;
+  // One file or folder given twice (the same path, or another name of it)
+  // is checked once: its findings would count twice, and the rules over
+  // several wheels would see a wheel beside itself.
+  std::set<std::pair<dev_t, ino_t>> seen;
+  size_t given = 0;
   for (size_t i = 0; i < o.paths.size(); ++i) {
+    struct stat st {};
+    if (::stat(o.paths[i].c_str(), &st) == 0 && !seen.insert({st.st_dev, st.st_ino}).second) {
+      print_note(o.paths[i], "given more than once; checked once");
+      continue;
+    }
+    ++given;
     progress.update(o.paths[i], i, o.paths.size());
     auto ms = check::build_models(o.paths[i], bo, [&](const std::string& what) { progress.update(what, i, o.paths.size()); });
     if (!ms) {
@@ -279,7 +292,7 @@ int run_check() {
   // 3. Rules and report.
   auto findings = check::run_rules(models, policy, deps);
   summary.inputs = models.size();
-  summary.given = o.paths.size();
+  summary.given = given;
   for (const auto& m : models) summary.installed += m.kind == check::CheckModel::Kind::installed;
   for (const auto& f : findings)
     (f.severity == check::Severity::error  ? summary.errors

@@ -4,6 +4,7 @@
 // 23 (jax-ml/jax#24901): a plugin wheel's loose pin let it be installed
 // next to a newer core, whose internal ABI it did not match: a segfault.
 // The wheel that *is* DIST is not checked (a core does not require itself).
+#include "loading_util.h"
 #include "rules.h"
 #include "wheel_util.h"
 
@@ -31,10 +32,10 @@ void exact_pin(const Context& ctx, Emitter& out) {
       std::string hint;
       auto own = Version::parse(md.version);
       if (own && !pr.req.url && pr.req.specifier.contains(own->without_local(), true))
-        hint = "pin the core to this wheel's own version: `" + std::string(pr.req.name) +
+        hint = "pin the core to this " + std::string(loading::package_noun(m)) + "'s own version: `" + std::string(pr.req.name) +
                "==" + own->without_local().to_string() + "`";
       else
-        hint = "pin the core to the one version this wheel was built against: `" + std::string(pr.req.name) +
+        hint = "pin the core to the one version this " + std::string(loading::package_noun(m)) + " was built against: `" + std::string(pr.req.name) +
                "==<version>`";
       std::string spec = pr.req.url ? "@ " + *pr.req.url
                                     : (pr.req.specifier.empty() ? std::string("no version at all")

@@ -2,6 +2,7 @@
 // "name" in any group) must be declared in the wheel's entry_points.txt
 // (PyPA "Entry points specification"). The seed's release check asks for a
 // plugin's `dyng.backends` entry point, without which the core never finds it.
+#include "loading_util.h"
 #include "rules.h"
 #include "wheel_util.h"
 
@@ -23,7 +24,7 @@ void missing_entry_point(const Context& ctx, Emitter& out) {
     std::string what = group.empty() ? "entry point " + printable(name) : "entry point " + printable(name) +
                                                                               " in group " + printable(group);
     out.emit(m.dist_info + "/entry_points.txt", group.empty() ? "" : "[" + group + "]",
-             what + (has_file ? " is not declared" : " is not declared (the wheel has no entry_points.txt)"),
+             what + (has_file ? " is not declared" : " is not declared (the " + std::string(loading::package_noun(m)) + " has no entry_points.txt)"),
              "declare it in pyproject.toml: [project.entry-points." + (group.empty() ? std::string("GROUP") : group) +
                  "] " + name + " = \"module:object\" (console_scripts: [project.scripts])");
   }

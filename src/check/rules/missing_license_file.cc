@@ -9,6 +9,7 @@
 //     which is accepted for those versions.
 #include <set>
 
+#include "loading_util.h"
 #include "rules.h"
 #include "wheel_util.h"
 
@@ -44,7 +45,7 @@ void missing_license_file(const Context& ctx, Emitter& out) {
     }
     if (!found)
       out.emit("", "license-files",
-               "the policy requires " + printable(want) + ", and no member of the wheel has that name",
+               "the policy requires " + printable(want) + ", and no file of the " + std::string(loading::package_noun(m)) + " has that name",
                "ship it as a licence file (`license-files = [\"" + want +
                    "\"]` in [project], PEP 639), which puts it in " +
                    (m.dist_info.empty() ? std::string(".dist-info") : m.dist_info) + "/licenses/");
@@ -66,7 +67,7 @@ void missing_license_file(const Context& ctx, Emitter& out) {
       continue;
     }
     out.emit(m.dist_info + "/METADATA", where,
-             "License-File " + printable(lf) + " is not in the wheel (expected " + printable(in_licenses) + ")",
+             "License-File " + printable(lf) + " is not in the " + std::string(loading::package_noun(m)) + " (expected " + printable(in_licenses) + ")",
              "rebuild the wheel so that the licence file is copied, or drop the License-File line");
   }
 }
