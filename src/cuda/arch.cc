@@ -455,6 +455,8 @@ bool is_tegra(unsigned sm) {
   return k && k->tegra;
 }
 
+bool is_known_cc(unsigned sm) { return find_known(sm) != nullptr; }
+
 std::string_view to_string(Form f) {
   switch (f) {
     case Form::kTorch: return "torch";

@@ -3,7 +3,19 @@
 
 namespace cuwheel::arch {
 
-bool sass_runs_on(const Arch& c, unsigned gpu) {
+namespace {
+// CC 10.1 (Thor, CUDA 12.x) is CC 11.0 from CUDA 13 on: one target
+// (cuda-facts.md 3.1; PyTorch's DEVICE_REQUIREMENT treats them as one).
+unsigned canonical(unsigned sm) { return sm == 101 ? 110 : sm; }
+Arch canonical(Arch a) {
+  a.sm = canonical(a.sm);
+  return a;
+}
+}  // namespace
+
+bool sass_runs_on(const Arch& cubin, unsigned gpu_in) {
+  const Arch c = canonical(cubin);
+  const unsigned gpu = canonical(gpu_in);
   if (c.sm == gpu) return true;                       // exact CC: 'a', 'f' and plain alike
   if (c.variant == Variant::kA) return false;         // 1.3: 'a' only on its exact CC
   if (is_tegra(c.sm) || is_tegra(gpu)) return false;  // 1.1: not across Tegra/desktop
@@ -12,7 +24,9 @@ bool sass_runs_on(const Arch& c, unsigned gpu) {
   return c.major() == gpu / 10 && c.minor() <= gpu % 10;
 }
 
-bool ptx_runs_on(const Arch& p, unsigned gpu) {
+bool ptx_runs_on(const Arch& ptx, unsigned gpu_in) {
+  const Arch p = canonical(ptx);
+  const unsigned gpu = canonical(gpu_in);
   if (p.sm > gpu) return false;                       // PTX only compiles forward
   if (p.variant == Variant::kA) return p.sm == gpu;   // 1.3
   if (p.variant == Variant::kF) {                     // 1.4: family members only

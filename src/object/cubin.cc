@@ -159,6 +159,7 @@ Expected<CubinInfo> read_cubin(ByteView d, bool want_kernels) {
       for (const auto& s : f->sections())
         if (s.name.rfind(".nv.info.", 0) == 0 && s.name.size() > 9) c.kernels.push_back(s.name.substr(9));
     }
+    c.kernel_count = c.kernels.size();
   }
   return c;
 }

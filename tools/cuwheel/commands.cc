@@ -44,6 +44,11 @@ constexpr Command kCommands[] = {
     {"identity stamp", "Record the identity as the last completed build (atomic write)", setup_identity_stamp,
      run_identity_stamp},
 
+    {"probe",
+     "Will this wheel run on that GPU and driver: per library and GPU, native, by JIT, or CUDA error 209/222; "
+     "with no path, this machine's driver and GPUs (docs/probe.md)",
+     setup_probe, run_probe},
+
     {"run", "Run a command with the NVIDIA driver hidden (CPU-fallback tests)", setup_run, run_run},
 
     {"toolkit", "Pin, download, verify and unpack a CUDA toolkit from NVIDIA's RPM repository", nullptr, nullptr},

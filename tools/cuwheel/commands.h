@@ -62,6 +62,9 @@ void setup_identity_check(CLI::App* cmd);
 int run_identity_check();
 void setup_identity_stamp(CLI::App* cmd);
 int run_identity_stamp();
+// cmd_probe.cc
+void setup_probe(CLI::App* cmd);
+int run_probe();
 // cmd_run.cc
 void setup_run(CLI::App* cmd);
 int run_run();

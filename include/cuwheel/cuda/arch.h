@@ -98,6 +98,12 @@ struct Target : Arch {
 /// any other number, known or not.
 bool is_tegra(unsigned sm);
 
+/// True for a compute capability of the architecture table (every SM a
+/// CUDA release from 11.0 builds, cuda-facts.md 3.1, and Kepler's 3.5/3.7):
+/// one whose compatibility rules cuwheel knows. False for any other number
+/// (sm_130, sm_95).
+bool is_known_cc(unsigned sm);
+
 /// The spellings above.
 enum class Form : uint8_t { kTorch, kCmake, kGencode, kList };
 

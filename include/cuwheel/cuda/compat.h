@@ -13,6 +13,10 @@
 //         'a' PTX for its exact CC only (PTX ISA text quoted in LLVM review
 //         D155851, 1.3); 'f' PTX within its family only (1.4).
 //
+// CC 10.1 (Thor in CUDA 12.x) and 11.0 (Thor from CUDA 13) are one target
+// across the rename (cuda-facts.md 3.1): sm_101 code is judged as sm_110
+// and a 10.1 GPU as an 11.0 one.
+//
 // Whether the driver knows the PTX's ISA version is a separate question
 // (cuwheel/cuda/releases.h, min_driver_for_ptx).
 #pragma once

@@ -31,6 +31,11 @@ struct CubinInfo {
   bool arch_a = false;       ///< 'a' (architecture-specific) cubin
   std::optional<uint32_t> virtual_sm;  ///< v7 only: the PTX SM it was compiled from
   std::vector<std::string> kernels;    ///< entry functions (mangled names), in symbol order
+  /// kernels.size() as read: stays when a model lets the names go
+  /// (model.h ReadObjectOptions::keep_names), so an image without kernels
+  /// (nvcc's device-link image of a library that needs no device linking)
+  /// is still known to have none.
+  size_t kernel_count = 0;
   /// Set when an SHT_RELA section's sh_link does not name an SHT_SYMTAB
   /// section ("section 12 (.rela.text.k) links to section 5 (.nv.info),
   /// not a symbol table"). The driver loads such cubins (bitsandbytes

@@ -1,0 +1,448 @@
+// `cuwheel probe`: with no path, this machine's NVIDIA driver and GPUs;
+// with paths, will their device code run on the GPUs asked about (or this
+// machine's) with that driver. docs/probe.md.
+//
+// Exit status: with paths, 0 when every GPU runs every library natively,
+// 1 when some only by JIT, partially or unknown, 2 when some cannot run
+// (209, 222) or an input is unreadable; with no path, 0 when a driver
+// answers with at least one GPU, 1 for every other diagnosis. Usage
+// errors (an unknown --gpu name, a --driver that is no version) exit 2.
+#include <CLI/CLI.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "cli.h"
+#include "commands.h"
+#include "cuwheel/base/bytes.h"
+#include "cuwheel/cuda/gpus.h"
+#include "cuwheel/model/model.h"
+#include "cuwheel/probe/host.h"
+#include "cuwheel/probe/probe.h"
+
+namespace cuwheel::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+using probe::Verdict;
+
+struct ProbeOptions {
+  std::vector<std::string> paths;
+  std::vector<std::string> gpus;
+  std::string driver;
+  std::string format = "text";
+} g_opts;
+
+std::string esc(const std::string& s) { return printable(s); }
+
+std::string cc_of(unsigned sm) { return std::to_string(sm / 10) + "." + std::to_string(sm % 10); }
+
+// "sm_120 (RTX 5090: GeForce RTX 5090)", "sm_90 (NVIDIA H200 (device 0))", "sm_86".
+std::string gpu_text(const probe::Gpu& g) {
+  std::string s = arch::Arch{g.sm}.sm_name();
+  std::string extra = g.label == s ? "" : g.label;
+  if (!g.matched.empty() && g.matched != g.label) extra += (extra.empty() ? "" : ": ") + g.matched;
+  return extra.empty() ? s : s + " (" + esc(extra) + ")";
+}
+
+json gpu_json(const probe::Gpu& g) {
+  return json{{"sm", arch::Arch{g.sm}.sm_name()},
+              {"compute_capability", cc_of(g.sm)},
+              {"label", g.label},
+              {"product", g.matched.empty() ? json(nullptr) : json(g.matched)},
+              {"known", g.known}};
+}
+
+json driver_json(const std::optional<probe::DriverLimit>& d) {
+  if (!d) return nullptr;
+  return json{{"given", d->given},
+              {"cuda", d->cuda.to_string()},
+              {"max_ptx_isa", d->max_isa.to_string()},
+              {"open_ended", d->open_ended}};
+}
+
+std::string verdict_text(Verdict v) {
+  switch (v) {
+    case Verdict::native: return "native";
+    case Verdict::jit: return "JIT";
+    case Verdict::unknown: return "unknown";
+    case Verdict::partial: return "partial";
+    case Verdict::ptx_unsupported: return "FAILS 222";
+    case Verdict::no_image: return "FAILS 209";
+  }
+  return "";
+}
+
+// The sentence for a library verdict: the image reason, with the image
+// counts when they differ.
+std::string library_reason(const probe::LibraryVerdict& lv) {
+  if (lv.verdict != Verdict::partial) {
+    std::string r = lv.worst.reason;
+    if (lv.images > 1 && lv.count[static_cast<size_t>(lv.worst.verdict)] != lv.images)
+      r += " (weakest of " + std::to_string(lv.images) + " images)";
+    return r;
+  }
+  size_t fails = lv.count[static_cast<size_t>(Verdict::no_image)] + lv.count[static_cast<size_t>(Verdict::ptx_unsupported)];
+  return std::to_string(fails) + " of " + std::to_string(lv.images) + " images cannot run (their kernels fail with " +
+         std::to_string(probe::cuda_error(lv.worst.verdict)) + " when called: " + lv.worst.reason +
+         "); the others: " + lv.best.reason;
+}
+
+json image_counts(const probe::LibraryVerdict& lv) {
+  json j = json::object();
+  for (size_t i = 0; i < probe::kVerdicts; ++i)
+    if (lv.count[i]) j[std::string(probe::to_string(static_cast<Verdict>(i)))] = lv.count[i];
+  return j;
+}
+
+json host_json(const probe::HostReport& h) {
+  json devices = json::array();
+  for (const auto& d : h.api.devices)
+    devices.push_back({{"ordinal", d.ordinal},
+                       {"name", d.name},
+                       {"compute_capability", d.cc_major ? json(cc_of(static_cast<unsigned>(d.cc_major * 10 + d.cc_minor))) : json(nullptr)}});
+  json nvml_devices = json::array();
+  for (const auto& d : h.nvml.devices) {
+    json mig = nullptr;
+    if (d.mig_result == 0) mig = d.mig_current ? "enabled" : "disabled";
+    else if (d.mig_result == 3) mig = "not-supported";
+    nvml_devices.push_back({{"index", d.index},
+                            {"name", d.name},
+                            {"compute_capability", d.cc_major ? json(cc_of(static_cast<unsigned>(d.cc_major * 10 + d.cc_minor))) : json(nullptr)},
+                            {"mig", mig},
+                            {"mig_pending", d.mig_result == 0 ? json(d.mig_pending != 0) : json(nullptr)}});
+  }
+  json copies = json::array();
+  for (const auto& [path, via] : h.libcuda_copies) copies.push_back({{"path", path}, {"via", via}});
+  auto result = [](int code) -> json {
+    if (code < 0) return nullptr;
+    std::string_view n = host::cuda_result_name(code);
+    return json{{"code", code}, {"name", n.empty() ? json(nullptr) : json(std::string(n))}};
+  };
+  return json{
+      {"state", std::string(probe::to_string(h.state))},
+      {"summary", h.summary},
+      {"notes", h.notes},
+      {"kernel_driver", h.kernel_driver.empty() ? json(nullptr) : json(h.kernel_driver)},
+      {"kernel_driver_error", h.kernel_error.empty() ? json(nullptr) : json(h.kernel_error)},
+      {"driver_api",
+       {{"library", h.api.library},
+        {"loaded", h.api.loaded},
+        {"loaded_path", h.api.loaded_path.empty() ? json(nullptr) : json(h.api.loaded_path)},
+        {"load_error", h.api.load_error.empty() ? json(nullptr) : json(h.api.load_error)},
+        {"missing_symbols", h.api.missing_symbols},
+        {"cuda_version", h.api.version_result == 0 ? json(host::cuda_version_string(h.api.driver_version)) : json(nullptr)},
+        {"cuInit", result(h.api.init_result)},
+        {"devices", devices}}},
+      {"nvml",
+       {{"library", h.nvml.library},
+        {"loaded", h.nvml.loaded},
+        {"load_error", h.nvml.load_error.empty() ? json(nullptr) : json(h.nvml.load_error)},
+        {"driver_version", h.nvml.driver_version.empty() ? json(nullptr) : json(h.nvml.driver_version)},
+        {"cuda_version", h.nvml.cuda_version_result == 0 ? json(host::cuda_version_string(h.nvml.cuda_driver_version)) : json(nullptr)},
+        {"devices", nvml_devices}}},
+      {"libcuda_files", copies},
+  };
+}
+
+void print_host_text(const probe::HostReport& h) {
+  std::cout << "driver: " << esc(h.summary) << "\n";
+  std::cout << "  kernel module      " << (h.kernel_driver.empty() ? "none (" + esc(h.kernel_error) + ")" : h.kernel_driver) << "\n";
+  std::cout << "  libcuda            ";
+  if (!h.api.loaded) std::cout << "not loaded (" << esc(h.api.load_error) << ")\n";
+  else {
+    std::cout << esc(h.api.loaded_path.empty() ? h.api.library : h.api.loaded_path);
+    if (h.api.version_result == 0) std::cout << ", CUDA " << host::cuda_version_string(h.api.driver_version);
+    if (h.api.init_result > 0) std::cout << ", cuInit " << host::cuda_result_name(h.api.init_result) << " (" << h.api.init_result << ")";
+    std::cout << "\n";
+  }
+  std::cout << "  NVML               ";
+  if (!h.nvml.loaded) std::cout << "not loaded\n";
+  else if (h.nvml.init_result != 0) std::cout << "nvmlInit failed (" << h.nvml.init_result << ")\n";
+  else
+    std::cout << "driver " << esc(h.nvml.driver_version) << ", CUDA " << host::cuda_version_string(h.nvml.cuda_driver_version)
+              << "\n";
+  for (const auto& d : h.api.devices) {
+    std::cout << "  GPU " << d.ordinal << "              " << esc(d.name);
+    if (d.cc_major) std::cout << ", compute capability " << d.cc_major << "." << d.cc_minor;
+    for (const auto& n : h.nvml.devices)
+      if (n.name == d.name && n.index == static_cast<unsigned>(d.ordinal) && n.mig_result >= 0)
+        std::cout << ", MIG " << (n.mig_result == 3 ? "not supported" : n.mig_current ? "enabled" : "disabled");
+    std::cout << "\n";
+  }
+  for (const auto& n : h.notes) std::cout << "  note: " << esc(n) << "\n";
+}
+
+struct LibraryResult {
+  std::string member;
+  size_t images = 0;
+  std::vector<probe::LibraryVerdict> per_gpu;  // parallel to the GPUs
+};
+
+struct InputResult {
+  std::string path;
+  std::string kind;
+  std::vector<LibraryResult> libraries;
+  std::vector<Verdict> verdicts;       // per GPU: the weakest library's
+  std::vector<std::string> weakest;    // per GPU: that library ("" when none)
+  std::vector<std::string> reasons;    // per GPU
+};
+
+const char* kind_name(model::CheckModel::Kind k) {
+  switch (k) {
+    case model::CheckModel::Kind::wheel: return "wheel";
+    case model::CheckModel::Kind::library: return "library";
+    case model::CheckModel::Kind::directory: return "directory";
+    case model::CheckModel::Kind::installed: return "installed";
+  }
+  return "";
+}
+
+InputResult judge_model(const model::CheckModel& m, const std::vector<probe::Gpu>& gpus,
+                        const std::optional<probe::DriverLimit>& driver) {
+  InputResult r;
+  r.path = m.path;
+  r.kind = kind_name(m.kind);
+  for (const auto& lib : m.libraries) {
+    if (!lib.device_read) continue;
+    std::vector<probe::Image> images = probe::images_of(lib.device);
+    if (images.empty()) continue;
+    LibraryResult lr;
+    lr.member = lib.member;
+    if (!lib.archive_member.empty()) lr.member += (lr.member.empty() ? "" : ":") + lib.archive_member;
+    if (lr.member.empty()) lr.member = m.path;
+    lr.images = images.size();
+    for (const auto& g : gpus) lr.per_gpu.push_back(probe::judge_library(images, g, driver));
+    r.libraries.push_back(std::move(lr));
+  }
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    if (r.libraries.empty()) {
+      r.verdicts.push_back(Verdict::unknown);
+      r.weakest.emplace_back();
+      r.reasons.emplace_back("no device code (no cubin, PTX or LTO-IR outside relocatable objects): nothing to predict");
+      continue;
+    }
+    size_t w = 0;
+    for (size_t l = 1; l < r.libraries.size(); ++l)
+      if (probe::weakest(r.libraries[l].per_gpu[i].verdict, r.libraries[w].per_gpu[i].verdict) ==
+              r.libraries[l].per_gpu[i].verdict &&
+          r.libraries[l].per_gpu[i].verdict != r.libraries[w].per_gpu[i].verdict)
+        w = l;
+    r.verdicts.push_back(r.libraries[w].per_gpu[i].verdict);
+    r.weakest.push_back(r.libraries[w].member);
+    r.reasons.push_back(library_reason(r.libraries[w].per_gpu[i]));
+  }
+  return r;
+}
+
+void print_input_text(const InputResult& r, const std::vector<probe::Gpu>& gpus) {
+  std::cout << esc(r.path) << "\n";
+  size_t width = 0;
+  for (const auto& g : gpus) width = std::max(width, gpu_text(g).size());
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    std::string g = gpu_text(gpus[i]);
+    std::string v = verdict_text(r.verdicts[i]);
+    std::cout << "  " << g << std::string(width - g.size() + 2, ' ') << v << std::string(v.size() < 10 ? 10 - v.size() : 1, ' ');
+    if (r.libraries.size() > 1 && r.verdicts[i] != Verdict::native) std::cout << esc(r.weakest[i]) << ": ";
+    std::cout << esc(r.reasons[i]) << "\n";
+  }
+  if (r.libraries.size() < 2) return;
+  // Per library, the GPUs grouped by verdict.
+  for (const auto& lib : r.libraries) {
+    std::cout << "  " << esc(lib.member) << " (" << lib.images << " image" << (lib.images == 1 ? "" : "s") << ")\n";
+    std::map<Verdict, std::vector<size_t>> groups;
+    for (size_t i = 0; i < gpus.size(); ++i) groups[lib.per_gpu[i].verdict].push_back(i);
+    for (const auto& [v, idx] : groups) {
+      std::string list;
+      for (size_t i : idx) list += (list.empty() ? "" : " ") + arch::Arch{gpus[i].sm}.sm_name();
+      std::cout << "    " << verdict_text(v) << ": " << list;
+      if (idx.size() == 1 || v != Verdict::native) std::cout << " (" << esc(library_reason(lib.per_gpu[idx.front()])) << ")";
+      std::cout << "\n";
+    }
+  }
+}
+
+json input_json(const InputResult& r, const std::vector<probe::Gpu>& gpus) {
+  json verdicts = json::array();
+  for (size_t i = 0; i < gpus.size(); ++i)
+    verdicts.push_back({{"gpu", arch::Arch{gpus[i].sm}.sm_name()},
+                        {"verdict", std::string(probe::to_string(r.verdicts[i]))},
+                        {"cuda_error", probe::cuda_error(r.verdicts[i]) ? json(probe::cuda_error(r.verdicts[i])) : json(nullptr)},
+                        {"library", r.weakest[i].empty() ? json(nullptr) : json(r.weakest[i])},
+                        {"reason", r.reasons[i]}});
+  json libs = json::array();
+  for (const auto& lib : r.libraries) {
+    json per = json::array();
+    for (size_t i = 0; i < gpus.size(); ++i) {
+      const auto& lv = lib.per_gpu[i];
+      const probe::ImageVerdict& iv = lv.worst;
+      per.push_back({{"gpu", arch::Arch{gpus[i].sm}.sm_name()},
+                     {"verdict", std::string(probe::to_string(lv.verdict))},
+                     {"cuda_error", probe::cuda_error(lv.worst.verdict) ? json(probe::cuda_error(lv.worst.verdict)) : json(nullptr)},
+                     {"code", iv.code ? json(iv.verdict == Verdict::native ? iv.code->sm_name() : iv.code->compute_name()) : json(nullptr)},
+                     {"ptx_isa", iv.ptx_isa.empty() ? json(nullptr) : json(iv.ptx_isa)},
+                     {"needs_cuda", iv.needs_cuda.empty() ? json(nullptr) : json(iv.needs_cuda)},
+                     {"needs_driver", iv.needs_driver.empty() ? json(nullptr) : json(iv.needs_driver)},
+                     {"reason", library_reason(lv)},
+                     {"images", image_counts(lv)}});
+    }
+    libs.push_back({{"member", lib.member}, {"images", lib.images}, {"gpus", per}});
+  }
+  return json{{"path", r.path}, {"kind", r.kind}, {"verdicts", verdicts}, {"libraries", libs}};
+}
+
+}  // namespace
+
+void setup_probe(CLI::App* cmd) {
+  auto& o = g_opts;
+  cmd->add_option("paths", o.paths, "Wheels, libraries, fatbins, cubins, folders or installed environments (none: this machine)");
+  cmd->add_option("--gpu", o.gpus,
+                  "GPU to answer for: sm_XY, a compute capability (8.6), a product name (\"H100\", \"RTX 5090\"), "
+                  "'this' (this machine's GPUs, the default when a driver answers) or 'all-known' (every compute "
+                  "capability of the product table); repeatable");
+  cmd->add_option("--driver", o.driver,
+                  "The driver to judge PTX against: a Linux driver version (580.65) or the CUDA version it supports "
+                  "(13.0); default: this machine's driver with --gpu this, else any driver");
+  cmd->add_option("--format", o.format, "Output format")->check(CLI::IsMember({"text", "json"}));
+}
+
+int run_probe() {
+  const auto& o = g_opts;
+  // --driver.
+  std::optional<probe::DriverLimit> driver;
+  if (!o.driver.empty()) {
+    auto d = probe::parse_driver(o.driver);
+    if (!d) {
+      print_error("probe", d.error().message());
+      return kExitUnreadable;
+    }
+    driver = *d;
+  }
+  // This machine: asked about when no path is given, for --gpu this, and
+  // when no --gpu is given (its GPUs are the default).
+  bool want_this = o.paths.empty() || o.gpus.empty() ||
+                   std::find(o.gpus.begin(), o.gpus.end(), "this") != o.gpus.end();
+  std::optional<probe::HostReport> host;
+  if (want_this) {
+    probe::HostOptions ho;
+    if (const char* p = std::getenv("LD_LIBRARY_PATH")) ho.ld_library_path = p;
+    host = probe::probe_host(ho);
+  }
+  if (o.paths.empty()) {
+    if (!o.gpus.empty() || !o.driver.empty()) {
+      print_error("probe", "--gpu and --driver judge wheels or libraries: give their paths");
+      return kExitUnreadable;
+    }
+    if (o.format == "json") {
+      json doc{{"schema", 1}, {"tool", "cuwheel " CUWHEEL_VERSION}, {"command", "probe"}, {"host", host_json(*host)}};
+      std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else {
+      print_host_text(*host);
+    }
+    return host->state == probe::HostState::ok ? kExitOk : kExitFindings;
+  }
+
+  // The GPUs.
+  std::vector<probe::Gpu> gpus;
+  std::set<std::string> seen;
+  auto add = [&](const probe::Gpu& g) {
+    if (seen.insert(std::to_string(g.sm) + "\n" + g.label).second) gpus.push_back(g);
+  };
+  bool used_host = false;
+  for (const auto& text : o.gpus) {
+    if (text == "this") {
+      if (host->state != probe::HostState::ok || host->gpus.empty()) {
+        print_error("--gpu this", host->summary);
+        return kExitUnreadable;
+      }
+      for (const auto& g : host->gpus) add(g);
+      used_host = true;
+    } else if (text == "all-known") {
+      for (const auto& g : probe::all_known_gpus()) add(g);
+    } else {
+      auto g = probe::parse_gpu(text);
+      if (!g) {
+        print_error("probe", g.error().message());
+        return kExitUnreadable;
+      }
+      if (!g->known)
+        print_warning("--gpu " + text, "compute capability " + cc_of(g->sm) +
+                                          " is not in cuwheel's tables: every verdict on it is unknown");
+      add(*g);
+    }
+  }
+  if (o.gpus.empty()) {
+    if (host && host->state == probe::HostState::ok && !host->gpus.empty()) {
+      for (const auto& g : host->gpus) add(g);
+      used_host = true;
+    } else {
+      print_note("probe", "no GPU here (" + host->summary + "); answering for every known GPU (--gpu all-known)");
+      for (const auto& g : probe::all_known_gpus()) add(g);
+    }
+  }
+  if (used_host && !driver && host->driver) driver = host->driver;
+  std::stable_sort(gpus.begin(), gpus.end(), [](const probe::Gpu& a, const probe::Gpu& b) { return a.sm < b.sm; });
+
+  // The inputs.
+  std::vector<InputResult> results;
+  json unreadable = json::array();
+  std::vector<Verdict> all;
+  model::BuildOptions bo;
+  bo.hash_members = false;
+  std::set<std::pair<dev_t, ino_t>> inodes;
+  for (const auto& path : o.paths) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !inodes.insert({st.st_dev, st.st_ino}).second) {
+      print_note(path, "given more than once; probed once");
+      continue;
+    }
+    auto ms = model::build_models(path, bo);
+    if (!ms) {
+      print_error(path, ms.error().message());
+      unreadable.push_back({{"where", path}, {"message", ms.error().message()}});
+      continue;
+    }
+    for (const auto& m : *ms) {
+      for (const auto& [where, msg] : m.read_errors) {
+        print_error(where, msg);
+        unreadable.push_back({{"where", where}, {"message", msg}});
+      }
+      if (m.unreadable) continue;
+      results.push_back(judge_model(m, gpus, driver));
+      all.insert(all.end(), results.back().verdicts.begin(), results.back().verdicts.end());
+    }
+  }
+  int rc = unreadable.empty() ? probe::exit_status(all) : kExitUnreadable;
+
+  if (o.format == "json") {
+    json jg = json::array();
+    for (const auto& g : gpus) jg.push_back(gpu_json(g));
+    json inputs = json::array();
+    for (const auto& r : results) inputs.push_back(input_json(r, gpus));
+    json doc{{"schema", 1},
+             {"tool", "cuwheel " CUWHEEL_VERSION},
+             {"command", "probe"},
+             {"driver", driver_json(driver)},
+             {"gpus", jg},
+             {"inputs", inputs},
+             {"unreadable", unreadable},
+             {"exit", rc}};
+    if (used_host) doc["host"] = host_json(*host);
+    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return rc;
+  }
+  std::cout << "driver: "
+            << (driver ? esc(driver->given) + ": JIT-compiles PTX up to ISA " + driver->max_isa.to_string() +
+                             (driver->open_ended ? " or newer" : "") + " (CUDA " + driver->cuda.to_string() + ")"
+                       : std::string("any (--driver not given): a JIT answer names the driver it needs"))
+            << "\n";
+  for (const auto& r : results) print_input_text(r, gpus);
+  return rc;
+}
+
+}  // namespace cuwheel::cli
