@@ -189,6 +189,62 @@ DriverApiReport query_driver_api(const std::string& library) {
   return r;
 }
 
+ModuleLoad load_module(const std::string& library, int ordinal, const uint8_t* image, size_t size) {
+  using get_fn = int (*)(int*, int);
+  using retain_fn = int (*)(void**, int);
+  using set_fn = int (*)(void*);
+  using load_fn = int (*)(void**, const void*, unsigned, int*, void**);
+  using unload_fn = int (*)(void*);
+  constexpr int kErrorLogBuffer = 5, kErrorLogBufferSize = 6;  // CUjit_option: CU_JIT_ERROR_LOG_BUFFER{,_SIZE_BYTES}
+
+  ModuleLoad r;
+  std::string err;
+  void* h = open_library(library, err);
+  if (!h) {
+    r.error = err;
+    return r;
+  }
+  std::vector<std::string> missing;
+  auto cu_get = lookup<get_fn>(h, "cuDeviceGet", missing);
+  auto cu_retain = lookup<retain_fn>(h, "cuDevicePrimaryCtxRetain", missing);
+  auto cu_set = lookup<set_fn>(h, "cuCtxSetCurrent", missing);
+  auto cu_load = lookup<load_fn>(h, "cuModuleLoadDataEx", missing);
+  auto cu_unload = lookup<unload_fn>(h, "cuModuleUnload", missing);
+  if (!missing.empty()) {
+    r.error = library + " has no " + missing.front();
+    return r;
+  }
+  auto name = [](int code) {
+    std::string_view n = cuda_result_name(code);
+    return (n.empty() ? std::string("CUresult") : std::string(n)) + " (" + std::to_string(code) + ")";
+  };
+  int dev = 0;
+  if (int rc = cu_get(&dev, ordinal); rc != 0) {
+    r.error = "cuDeviceGet(" + std::to_string(ordinal) + "): " + name(rc);
+    return r;
+  }
+  void* ctx = nullptr;
+  if (int rc = cu_retain(&ctx, dev); rc != 0) {
+    r.error = "cuDevicePrimaryCtxRetain: " + name(rc);
+    return r;
+  }
+  if (int rc = cu_set(ctx); rc != 0) {
+    r.error = "cuCtxSetCurrent: " + name(rc);
+    return r;
+  }
+  std::vector<uint64_t> aligned((size + 7) / 8 + 1, 0);  // zero-padded, 8-byte aligned
+  std::memcpy(aligned.data(), image, size);
+  std::vector<char> log(4096, 0);
+  int options[] = {kErrorLogBuffer, kErrorLogBufferSize};
+  void* values[] = {log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(log.size() - 1))};
+  void* module = nullptr;
+  r.result = cu_load(&module, aligned.data(), 2, options, values);
+  if (r.result == 0 && module) cu_unload(module);
+  r.jit_log = printable(std::string(log.data()));
+  while (!r.jit_log.empty() && (r.jit_log.back() == '\n' || r.jit_log.back() == ' ')) r.jit_log.pop_back();
+  return r;
+}
+
 NvmlReport query_nvml(const std::string& library) {
   // nvml.h prototypes; nvmlReturn_t is an int-sized enum, nvmlDevice_t a pointer.
   using init_fn = int (*)();

@@ -6,6 +6,13 @@
 // FAKE_CUINIT=<code> makes cuInit return that CUresult (34 is what the
 // toolkit's stub libcuda.so returns, 804 a forward-compatibility libcuda
 // on a GPU that does not allow it).
+//
+// cuModuleLoadDataEx answers as a driver that reads only entry headers
+// (fatbin-format.md section 3): a cubin entry of the device's exact SM
+// loads; else a PTX entry at or below it loads (PTX ISA not checked);
+// else CUDA_ERROR_NO_BINARY_FOR_GPU (209). With CUDA_FORCE_PTX_JIT=1
+// cubin entries are ignored, as the real driver does. It is enough to
+// test the plumbing of `probe --load`, not the rules.
 #include <cstdlib>
 #include <cstring>
 
@@ -14,6 +21,7 @@ const char* const kNames[] = {"Fake GPU 9.0", "Fake GPU 8.6"};
 const int kMajor[] = {9, 8};
 const int kMinor[] = {0, 6};
 bool g_init = false;
+int g_current = 0;
 int fake_init_result() {
   const char* v = std::getenv("FAKE_CUINIT");
   return v ? std::atoi(v) : 0;
@@ -53,6 +61,44 @@ __attribute__((visibility("default"))) int cuDeviceGetAttribute(int* value, int 
   else return 1;  // CUDA_ERROR_INVALID_VALUE
   return 0;
 }
+
+__attribute__((visibility("default"))) int cuDevicePrimaryCtxRetain(void** ctx, int dev) {
+  if (!g_init) return 3;
+  if (dev < 0 || dev > 1) return 101;
+  *ctx = const_cast<char*>(kNames[dev]);
+  return 0;
+}
+__attribute__((visibility("default"))) int cuCtxSetCurrent(void* ctx) {
+  g_current = ctx == kNames[0] ? 0 : 1;
+  return 0;
+}
+__attribute__((visibility("default"))) int cuModuleLoadDataEx(void** module, const void* image, unsigned, int*, void**) {
+  const unsigned char* p = static_cast<const unsigned char*>(image);
+  unsigned magic, sm;
+  unsigned long long fat, size;
+  unsigned short kind;
+  unsigned hsize;
+  std::memcpy(&magic, p, 4);
+  if (magic != 0xBA55ED50u) return 200;  // CUDA_ERROR_INVALID_IMAGE
+  std::memcpy(&fat, p + 8, 8);
+  const bool ptx_only = std::getenv("CUDA_FORCE_PTX_JIT") && std::strcmp(std::getenv("CUDA_FORCE_PTX_JIT"), "1") == 0;
+  const unsigned dev_sm = static_cast<unsigned>(kMajor[g_current] * 10 + kMinor[g_current]);
+  bool cubin = false, ptx = false;
+  for (unsigned long long off = 16; off + 0x40 <= 16 + fat;) {
+    std::memcpy(&kind, p + off, 2);
+    std::memcpy(&hsize, p + off + 4, 4);
+    std::memcpy(&size, p + off + 8, 8);
+    std::memcpy(&sm, p + off + 0x1c, 4);
+    if (kind == 2 && sm == dev_sm && !ptx_only) cubin = true;
+    if (kind == 1 && sm <= dev_sm) ptx = true;
+    if (hsize < 0x40) break;
+    off += hsize + size;
+  }
+  if (!cubin && !ptx) return 209;
+  *module = const_cast<void*>(image);
+  return 0;
+}
+__attribute__((visibility("default"))) int cuModuleUnload(void*) { return 0; }
 
 __attribute__((visibility("default"))) int nvmlInit_v2() { return 0; }
 __attribute__((visibility("default"))) int nvmlShutdown() { return 0; }

@@ -9,16 +9,22 @@
 // errors (an unknown --gpu name, a --driver that is no version) exit 2.
 #include <CLI/CLI.hpp>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <iostream>
 #include <map>
 #include <set>
+#include <cstring>
+#include <tuple>
 
 #include "cli.h"
 #include "commands.h"
 #include "cuwheel/base/bytes.h"
+#include "cuwheel/base/source.h"
+#include "cuwheel/object/fatbin.h"
+#include "cuwheel/wheel/wheel.h"
 #include "cuwheel/cuda/gpus.h"
 #include "cuwheel/model/model.h"
 #include "cuwheel/probe/host.h"
@@ -36,6 +42,8 @@ struct ProbeOptions {
   std::vector<std::string> gpus;
   std::string driver;
   std::string format = "text";
+  bool load = false;
+  std::string load_pass;  // internal: the child of --load
 } g_opts;
 
 std::string esc(const std::string& s) { return printable(s); }
@@ -296,6 +304,292 @@ json input_json(const InputResult& r, const std::vector<probe::Gpu>& gpus) {
   return json{{"path", r.path}, {"kind", r.kind}, {"verdicts", verdicts}, {"libraries", libs}};
 }
 
+
+// --- --load: the driver's own verdict ---------------------------------------
+
+// The passes of --load: each runs in a child process, because the driver
+// reads these variables once, at cuInit. CUDA_MODULE_LOADING=EAGER in all
+// of them, so that a load compiles every kernel before it returns and a
+// JIT failure cannot hide behind lazy loading.
+struct LoadPass {
+  const char* name;
+  std::vector<std::pair<const char*, const char*>> env;
+  bool ptx_only;  // the driver ignores cubins (CUDA_FORCE_PTX_JIT=1)
+};
+const std::vector<LoadPass>& load_passes() {
+  static const std::vector<LoadPass> kPasses = {
+      {"default", {{"CUDA_MODULE_LOADING", "EAGER"}}, false},
+      {"force-ptx-jit", {{"CUDA_MODULE_LOADING", "EAGER"}, {"CUDA_FORCE_PTX_JIT", "1"}, {"CUDA_CACHE_DISABLE", "1"}}, true},
+      {"no-jit-cache", {{"CUDA_MODULE_LOADING", "EAGER"}, {"CUDA_CACHE_DISABLE", "1"}}, false},
+  };
+  return kPasses;
+}
+
+// The bytes of one library of a model: the file, the wheel member, or the
+// folder's file.
+Expected<Blob> library_bytes(const model::CheckModel& m, const model::LibraryModel& lib) {
+  if (!lib.archive_member.empty()) return Error{"a static archive member is linked, not loaded"};
+  if (m.kind == model::CheckModel::Kind::wheel) {
+    auto w = Wheel::open(m.path);
+    if (!w) return w.error();
+    const ZipMember* z = w->find(lib.member);
+    if (!z) return Error{m.path + ": no member " + lib.member};
+    return w->read(*z);
+  }
+  if (lib.member.empty()) return Blob::map_file(m.path);
+  return Blob::map_file(m.path + "/" + lib.member);
+}
+
+// The bytes cuModuleLoadData gets for an image: its whole container (the
+// 16-byte header, fatbin-format.md section 2, and the entries), or a raw
+// cubin as it is.
+Expected<ByteView> image_bytes(ByteView file, const DeviceCode& dc, const probe::Image& img) {
+  if (dc.kind == ObjectKind::cubin) return file;
+  if (img.offset < fatbin::kContainerHeaderSize) return Error{"image at " + hex(img.offset) + " has no container header"};
+  const uint64_t start = img.offset - fatbin::kContainerHeaderSize;
+  uint32_t magic = 0;
+  uint64_t fat_size = 0;
+  if (!load_le(file, start, magic) || magic != fatbin::kContainerMagic || !load_le(file, start + 8, fat_size))
+    return Error{"no fatbin container header at " + hex(start)};
+  auto v = slice(file, start, fatbin::kContainerHeaderSize + fat_size);
+  if (!v) return Error{"container at " + hex(start) + " runs past the end of the file"};
+  return *v;
+}
+
+// The child: load every image on every device, one JSON object per line.
+int run_load_pass(const ProbeOptions& o) {
+  host::DriverApiReport api = host::query_driver_api();
+  if (!api.loaded || api.init_result != 0 || api.device_count <= 0) {
+    std::cout << json{{"fatal", api.loaded ? "cuInit: " + std::to_string(api.init_result) : api.load_error}}.dump() << "\n";
+    return kExitUnreadable;
+  }
+  model::BuildOptions bo;
+  bo.hash_members = false;
+  for (const auto& path : o.paths) {
+    auto ms = model::build_models(path, bo);
+    if (!ms) continue;  // the parent reports it
+    for (const auto& m : *ms) {
+      if (m.unreadable) continue;
+      for (const auto& lib : m.libraries) {
+        if (!lib.device_read) continue;
+        std::vector<probe::Image> images = probe::images_of(lib.device);
+        if (images.empty()) continue;
+        auto bytes = library_bytes(m, lib);
+        for (size_t i = 0; i < images.size(); ++i) {
+          json row{{"input", m.path}, {"library", lib.member}, {"image", i}};
+          if (!bytes) {
+            row["error"] = bytes.error().message();
+            std::cout << row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+            continue;
+          }
+          auto img = image_bytes(bytes->view(), lib.device, images[i]);
+          if (!img) {
+            row["error"] = img.error().message();
+            std::cout << row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+            continue;
+          }
+          for (int d = 0; d < api.device_count; ++d) {
+            host::ModuleLoad l = host::load_module(api.library, d, img->data(), img->size());
+            row["device"] = d;
+            row["result"] = l.result;
+            row["error"] = l.error.empty() ? json(nullptr) : json(l.error);
+            row["jit_log"] = l.jit_log.empty() ? json(nullptr) : json(l.jit_log);
+            std::cout << row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+          }
+        }
+      }
+    }
+  }
+  std::cout.flush();
+  return kExitOk;
+}
+
+// Runs this program again as `probe --load-pass NAME PATH...` with the
+// pass's environment; returns its standard output.
+Expected<std::string> spawn_pass(const LoadPass& pass, const std::vector<std::string>& paths) {
+  int fds[2];
+  if (::pipe(fds) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
+  std::vector<std::string> args{"cuwheel", "probe", "--load-pass", pass.name, "--"};
+  args.insert(args.end(), paths.begin(), paths.end());
+  pid_t pid = ::fork();
+  if (pid < 0) return Error{std::string("fork: ") + std::strerror(errno)};
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    for (const auto& [k, v] : pass.env) ::setenv(k, v, 1);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv("/proc/self/exe", argv.data());
+    _exit(127);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status)) return Error{std::string("the ") + pass.name + " pass was killed by signal " + std::to_string(WTERMSIG(status))};
+  return out;
+}
+
+// The CUresult a load gives when the prediction holds: 0 for native and
+// JIT, 209 and 222 for the failures; nullopt when there is nothing to
+// compare (unknown, an image of LTO-IR only).
+std::optional<int> expected_result(const probe::ImageVerdict& v, const probe::Image& img) {
+  if (img.sass.empty() && img.ptx.empty()) return std::nullopt;
+  switch (v.verdict) {
+    case Verdict::native:
+    case Verdict::jit: return 0;
+    case Verdict::no_image: return 209;
+    case Verdict::ptx_unsupported: return 222;
+    default: return std::nullopt;
+  }
+}
+
+std::string result_name(int code) {
+  std::string_view n = host::cuda_result_name(code);
+  return std::to_string(code) + (n.empty() ? "" : " " + std::string(n));
+}
+
+int run_load(const ProbeOptions& o, const probe::HostReport& host, const std::optional<probe::DriverLimit>& driver) {
+  if (host.state != probe::HostState::ok) {
+    print_error("--load", host.summary);
+    return kExitUnreadable;
+  }
+  // Each pass's loads, by (input, library, image, device).
+  using Key = std::tuple<std::string, std::string, size_t, int>;
+  std::vector<std::map<Key, json>> loads(load_passes().size());
+  for (size_t p = 0; p < load_passes().size(); ++p) {
+    auto out = spawn_pass(load_passes()[p], o.paths);
+    if (!out) {
+      print_error("--load", out.error().message());
+      return kExitUnreadable;
+    }
+    size_t pos = 0;
+    while (pos < out->size()) {
+      size_t nl = out->find('\n', pos);
+      if (nl == std::string::npos) nl = out->size();
+      json row = json::parse(out->substr(pos, nl - pos), nullptr, false);
+      pos = nl + 1;
+      if (row.is_discarded()) continue;
+      if (row.contains("fatal")) {
+        print_error("--load", std::string(load_passes()[p].name) + " pass: " + row["fatal"].get<std::string>());
+        return kExitUnreadable;
+      }
+      int dev = row.contains("device") ? row["device"].get<int>() : -1;
+      loads[p][Key{row["input"], row["library"], row["image"].get<size_t>(), dev}] = row;
+    }
+  }
+  // The static prediction for the same images, compared.
+  model::BuildOptions bo;
+  bo.hash_members = false;
+  size_t compared = 0, agreed = 0, not_compared = 0;
+  json inputs = json::array();
+  json unreadable = json::array();
+  for (const auto& path : o.paths) {
+    auto ms = model::build_models(path, bo);
+    if (!ms) {
+      print_error(path, ms.error().message());
+      unreadable.push_back({{"where", path}, {"message", ms.error().message()}});
+      continue;
+    }
+    for (const auto& m : *ms) {
+      for (const auto& [where, msg] : m.read_errors) {
+        print_error(where, msg);
+        unreadable.push_back({{"where", where}, {"message", msg}});
+      }
+      if (m.unreadable) continue;
+      if (o.format == "text") std::cout << esc(m.path) << "\n";
+      json jlibs = json::array();
+      for (const auto& lib : m.libraries) {
+        if (!lib.device_read) continue;
+        std::vector<probe::Image> images = probe::images_of(lib.device);
+        if (images.empty()) continue;
+        const std::string member = lib.member.empty() ? m.path : lib.member;
+        if (o.format == "text") std::cout << "  " << esc(member) << "\n";
+        json jimages = json::array();
+        for (size_t i = 0; i < images.size(); ++i) {
+          probe::Image ptx_only = images[i];
+          ptx_only.sass.clear();
+          for (size_t g = 0; g < host.gpus.size(); ++g) {
+            const int dev = static_cast<int>(g);
+            json jp = json::array();
+            std::string line;
+            bool all_agree = true;
+            for (size_t p = 0; p < load_passes().size(); ++p) {
+              const LoadPass& pass = load_passes()[p];
+              probe::ImageVerdict v = probe::judge_image(pass.ptx_only ? ptx_only : images[i], host.gpus[g], driver);
+              std::optional<int> want = expected_result(v, images[i]);
+              auto it = loads[p].find(Key{m.path, lib.member, i, dev});
+              json got = nullptr, err = nullptr, log = nullptr;
+              if (it != loads[p].end()) {
+                got = it->second.value("result", json(nullptr));
+                err = it->second.value("error", json(nullptr));
+                log = it->second.value("jit_log", json(nullptr));
+              }
+              std::optional<bool> agree;
+              if (want && got.is_number_integer() && got.get<int>() >= 0) {
+                agree = got.get<int>() == *want;
+                ++compared;
+                if (*agree) ++agreed;
+                else all_agree = false;
+              } else {
+                ++not_compared;
+              }
+              jp.push_back({{"pass", pass.name},
+                            {"predicted", std::string(probe::to_string(v.verdict))},
+                            {"predicted_result", want ? json(*want) : json(nullptr)},
+                            {"result", got},
+                            {"result_name", got.is_number_integer() && got.get<int>() >= 0
+                                                ? json(std::string(host::cuda_result_name(got.get<int>())))
+                                                : json(nullptr)},
+                            {"agree", agree ? json(*agree) : json(nullptr)},
+                            {"reason", v.reason},
+                            {"error", err},
+                            {"jit_log", log}});
+              line += std::string(p ? "; " : "") + pass.name + ": predicted " + std::string(probe::to_string(v.verdict)) +
+                      ", load " + (got.is_number_integer() && got.get<int>() >= 0 ? result_name(got.get<int>())
+                                                                                 : "not run" + (err.is_string() ? " (" + err.get<std::string>() + ")" : std::string())) +
+                      (agree ? (*agree ? "" : " MISMATCH") : " (not compared)");
+            }
+            if (o.format == "text")
+              std::cout << "    image " << i << " at " << hex(images[i].offset) << " on " << gpu_text(host.gpus[g]) << ": "
+                        << (all_agree ? "agree" : "DISAGREE") << "\n      " << esc(line) << "\n";
+            jimages.push_back({{"image", i}, {"offset", images[i].offset}, {"gpu", arch::Arch{host.gpus[g].sm}.sm_name()},
+                               {"device", dev}, {"passes", jp}});
+          }
+        }
+        jlibs.push_back({{"member", member}, {"images", jimages}});
+      }
+      inputs.push_back({{"path", m.path}, {"libraries", jlibs}});
+    }
+  }
+  int rc = !unreadable.empty() ? kExitUnreadable : compared == agreed ? kExitOk : kExitFindings;
+  if (o.format == "json") {
+    json jg = json::array();
+    for (const auto& g : host.gpus) jg.push_back(gpu_json(g));
+    json doc{{"schema", 1},      {"tool", "cuwheel " CUWHEEL_VERSION}, {"command", "probe --load"},
+             {"driver", driver_json(driver)}, {"gpus", jg},       {"inputs", inputs},
+             {"compared", compared}, {"agreed", agreed},          {"not_compared", not_compared},
+             {"unreadable", unreadable}, {"exit", rc},            {"host", host_json(host)}};
+    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else {
+    std::cout << "loads compared with the prediction: " << agreed << " of " << compared << " agree";
+    if (not_compared) std::cout << "; " << not_compared << " not compared (unknown, LTO-IR only, or not loaded)";
+    std::cout << "\n";
+  }
+  return rc;
+}
+
 }  // namespace
 
 void setup_probe(CLI::App* cmd) {
@@ -309,10 +603,23 @@ void setup_probe(CLI::App* cmd) {
                   "The driver to judge PTX against: a Linux driver version (580.65) or the CUDA version it supports "
                   "(13.0); default: this machine's driver with --gpu this, else any driver");
   cmd->add_option("--format", o.format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_flag("--load", o.load,
+                "On a machine with a GPU: hand every image to the driver (cuModuleLoadDataEx), also with "
+                "CUDA_FORCE_PTX_JIT=1 and with the JIT cache off, and compare its results with the prediction");
+  cmd->add_option("--load-pass", o.load_pass, "internal: one pass of --load")->group("");
 }
 
 int run_probe() {
   const auto& o = g_opts;
+  if (!o.load_pass.empty()) return run_load_pass(o);
+  if (o.load && o.paths.empty()) {
+    print_error("--load", "give the wheels or libraries to load");
+    return kExitUnreadable;
+  }
+  if (o.load && !o.gpus.empty()) {
+    print_error("--load", "loads run on this machine's GPUs; --gpu does not apply");
+    return kExitUnreadable;
+  }
   // --driver.
   std::optional<probe::DriverLimit> driver;
   if (!o.driver.empty()) {
@@ -386,6 +693,10 @@ int run_probe() {
     }
   }
   if (used_host && !driver && host->driver) driver = host->driver;
+  if (o.load) {
+    if (host->driver) driver = host->driver;  // the driver that loads is the one to predict for
+    return run_load(o, *host, driver);
+  }
   std::stable_sort(gpus.begin(), gpus.end(), [](const probe::Gpu& a, const probe::Gpu& b) { return a.sm < b.sm; });
 
   // The inputs.

@@ -99,6 +99,27 @@ DriverApiReport query_driver_api(const std::string& library = "libcuda.so.1");
 /// number.
 std::string cuda_version_string(int driver_version);
 
+/// What handing one image to the driver gave.
+struct ModuleLoad {
+  int result = -1;        ///< cuModuleLoadDataEx's CUresult (-1: not called; see `error`)
+  std::string error;      ///< why it was not called ("cuDevicePrimaryCtxRetain: CUDA_ERROR_...")
+  std::string jit_log;    ///< the JIT's error log (CU_JIT_ERROR_LOG_BUFFER), trimmed, at most 4 KiB
+};
+
+/// Loads `image` (a whole fatbin container, header included, or a whole
+/// cubin; bytes copied into an 8-byte aligned buffer first) as a module
+/// in the primary context of device `ordinal` with cuModuleLoadDataEx,
+/// through the libcuda that query_driver_api(`library`) loaded, then
+/// unloads it. The driver picks the image's code for the GPU exactly as
+/// for a library the CUDA runtime registers: a cubin that runs natively,
+/// else PTX it JIT-compiles (CUDA Driver API, Module Management). Needs
+/// a successful cuInit (query_driver_api() first). The driver's
+/// environment applies: CUDA_FORCE_PTX_JIT=1 makes it ignore cubins,
+/// CUDA_CACHE_DISABLE=1 skips the JIT cache, CUDA_MODULE_LOADING=EAGER
+/// makes a load compile every function before it returns. Never throws;
+/// entry points it cannot find are reported in `error`.
+ModuleLoad load_module(const std::string& library, int ordinal, const uint8_t* image, size_t size);
+
 // ---------------------------------------------------------------------------
 // NVML (libnvidia-ml.so.1)
 
