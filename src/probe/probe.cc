@@ -71,9 +71,18 @@ int rank(const arch::Arch& a, unsigned gpu) {
   return exact + static_cast<int>(a.sm) * 3 + variant;
 }
 
-std::string join_names(const std::vector<arch::Arch>& v, bool ptx) {
-  std::string out;
-  for (const auto& a : v) out += (out.empty() ? "" : " ") + (ptx ? a.compute_name() : a.sm_name());
+// Ascending by compute capability ("sm_75 sm_90 sm_100"), duplicates once.
+std::string join_names(std::vector<arch::Arch> v, bool ptx) {
+  std::sort(v.begin(), v.end(), [](const arch::Arch& a, const arch::Arch& b) {
+    return a.sm != b.sm ? a.sm < b.sm : static_cast<int>(a.variant) < static_cast<int>(b.variant);
+  });
+  std::string out, last;
+  for (const auto& a : v) {
+    std::string n = ptx ? a.compute_name() : a.sm_name();
+    if (n == last) continue;
+    out += (out.empty() ? "" : " ") + n;
+    last = n;
+  }
   return out;
 }
 
@@ -204,8 +213,14 @@ std::vector<Gpu> all_known_gpus() {
     Gpu g;
     g.sm = sm;
     g.known = arch::is_known_cc(sm);
-    for (size_t i = 0; i < names.size() && i < 3; ++i) g.label += (i ? ", " : "") + std::string(names[i]);
-    if (names.size() > 3) g.label += ", ...";
+    // As many names as fit in 40 characters (at least one), so that the
+    // table stays readable on a terminal.
+    size_t i = 0;
+    for (; i < names.size() && i < 3; ++i) {
+      if (i && g.label.size() + 2 + names[i].size() > 40) break;
+      g.label += (i ? ", " : "") + std::string(names[i]);
+    }
+    if (i < names.size()) g.label += ", ...";
     out.push_back(std::move(g));
   }
   return out;
@@ -284,44 +299,57 @@ ImageVerdict judge_image(const Image& image, const Gpu& gpu, const std::optional
   });
   if (candidates.empty()) {
     v.verdict = Verdict::no_image;
+    // Cubins that would run by major and minor but are the other side of
+    // the Tegra/desktop line: say so, as "no cubin" alone reads as a bug.
+    std::vector<arch::Arch> other_side;
+    for (const auto& a : image.sass)
+      if (a.variant == arch::Variant::kBase && a.major() == gpu.sm / 10 && a.minor() <= gpu.sm % 10 &&
+          arch::is_tegra(a.sm) != arch::is_tegra(gpu.sm))
+        other_side.push_back(a);
+    std::string side;
+    if (!other_side.empty())
+      side = "; " + join_names(other_side, false) + (arch::is_tegra(gpu.sm) ? " (desktop)" : " (Tegra)") +
+             (other_side.size() > 1 ? " do" : " does") + " not run on " +
+             (arch::is_tegra(gpu.sm) ? "Tegra " : "desktop ") + cc_text(gpu.sm);
     v.reason = "no cubin for " + cc_text(gpu.sm) +
-               (image.sass.empty() ? std::string() : " (cubins: " + join_names(image.sass, false) + ")") +
+               (image.sass.empty() ? std::string() : " (cubins: " + join_names(image.sass, false) + side + ")") +
                (ptx_arches.empty() ? std::string(" and no PTX")
                                    : " and no PTX that JIT-compiles for it (PTX: " + join_names(ptx_arches, true) + ")");
     return v;
   }
-  std::optional<ImageVerdict> refused;
-  for (const Image::Ptx* c : candidates) {
-    ImageVerdict cv;
-    cv.code = c->arch;
-    cv.ptx_isa = c->isa;
-    auto isa = parse_isa(c->isa);
-    if (!isa || !cuda::release_for_ptx(*isa)) {
-      cv.verdict = Verdict::unknown;
-      cv.reason = c->arch.compute_name() + " PTX of ISA " + (c->isa.empty() ? "(unread)" : c->isa) +
-                  ", a PTX ISA cuwheel's release table does not hold";
-      return cv;
-    }
-    set_needs(cv, *isa);
-    if (!driver || *isa <= driver->max_isa) {
-      cv.verdict = Verdict::jit;
-      cv.reason = c->arch.compute_name() + " PTX, JIT-compiled at first load; needs " + driver_needs_text(cv);
-      return cv;
-    }
-    if (driver->open_ended) {
-      cv.verdict = Verdict::unknown;
-      cv.reason = c->arch.compute_name() + " PTX of ISA " + c->isa + ": driver " + driver->given +
-                  " is newer than the release table's drivers, which know ISA up to " + driver->max_isa.to_string();
-      return cv;
-    }
-    if (!refused) {
-      cv.verdict = Verdict::ptx_unsupported;
-      cv.reason = c->arch.compute_name() + " PTX needs " + driver_needs_text(cv) + "; driver " + driver->given +
-                  " supports CUDA " + driver->cuda.to_string() + " (PTX ISA " + driver->max_isa.to_string() + ")";
-      refused = cv;
-    }
+  // The driver takes the best PTX by architecture alone and does not fall
+  // back to a lower one when it refuses that one's ISA: an image with
+  // compute_80 (ISA 9.0) and compute_90 (ISA 9.1) fails with 222 on a 9.0
+  // GPU and a CUDA 13.0 driver (docs/probe.md, the H200 matrix, m16).
+  const Image::Ptx* c = candidates.front();
+  ImageVerdict cv;
+  cv.code = c->arch;
+  cv.ptx_isa = c->isa;
+  auto isa = parse_isa(c->isa);
+  if (!isa || !cuda::release_for_ptx(*isa)) {
+    cv.verdict = Verdict::unknown;
+    cv.reason = c->arch.compute_name() + " PTX of ISA " + (c->isa.empty() ? "(unread)" : c->isa) +
+                ", a PTX ISA cuwheel's release table does not hold";
+    return cv;
   }
-  return *refused;
+  set_needs(cv, *isa);
+  if (!driver || *isa <= driver->max_isa) {
+    cv.verdict = Verdict::jit;
+    cv.reason = c->arch.compute_name() + " PTX, JIT-compiled at first load; needs " + driver_needs_text(cv);
+    return cv;
+  }
+  if (driver->open_ended) {
+    cv.verdict = Verdict::unknown;
+    cv.reason = c->arch.compute_name() + " PTX of ISA " + c->isa + ": driver " + driver->given +
+                " is newer than the release table's drivers, which know ISA up to " + driver->max_isa.to_string();
+    return cv;
+  }
+  cv.verdict = Verdict::ptx_unsupported;
+  cv.reason = c->arch.compute_name() + " PTX needs " + driver_needs_text(cv) + "; driver " + driver->given +
+              " supports CUDA " + driver->cuda.to_string() + " (PTX ISA " + driver->max_isa.to_string() + ")";
+  if (candidates.size() > 1)
+    cv.reason += "; the driver does not fall back to the lower PTX (" + candidates[1]->arch.compute_name() + ")";
+  return cv;
 }
 
 LibraryVerdict judge_library(const std::vector<Image>& images, const Gpu& gpu,

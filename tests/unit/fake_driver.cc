@@ -8,8 +8,9 @@
 // on a GPU that does not allow it).
 //
 // cuModuleLoadDataEx answers as a driver that reads only entry headers
-// (fatbin-format.md section 3): a cubin entry of the device's exact SM
-// loads; else a PTX entry at or below it loads (PTX ISA not checked);
+// (fatbin-format.md section 3): a cubin entry of the device's major with a
+// minor at or below the device's loads; else a PTX entry at or below the
+// device's SM loads (neither the PTX ISA nor 'a'/'f' suffixes checked);
 // else CUDA_ERROR_NO_BINARY_FOR_GPU (209). With CUDA_FORCE_PTX_JIT=1
 // cubin entries are ignored, as the real driver does. It is enough to
 // test the plumbing of `probe --load`, not the rules.
@@ -89,7 +90,7 @@ __attribute__((visibility("default"))) int cuModuleLoadDataEx(void** module, con
     std::memcpy(&hsize, p + off + 4, 4);
     std::memcpy(&size, p + off + 8, 8);
     std::memcpy(&sm, p + off + 0x1c, 4);
-    if (kind == 2 && sm == dev_sm && !ptx_only) cubin = true;
+    if (kind == 2 && sm / 10 == dev_sm / 10 && sm <= dev_sm && !ptx_only) cubin = true;
     if (kind == 1 && sm <= dev_sm) ptx = true;
     if (hsize < 0x40) break;
     off += hsize + size;

@@ -102,6 +102,12 @@ TEST(ProbeField, OrinIsNotServedByDesktopCubins) {
   Image i = img({"sm_80", "sm_86"});
   EXPECT_EQ(V(i, "Jetson AGX Orin"), Verdict::no_image);
   EXPECT_EQ(V(i, "8.7"), Verdict::no_image);
+  // The reason names the cubins that fail only by the Tegra line.
+  const std::string why = judge_image(i, G("8.7"), std::nullopt).reason;
+  EXPECT_NE(why.find("sm_80 sm_86 (desktop) do not run on Tegra 8.7"), std::string::npos) << why;
+  // And the other way: a Tegra 7.2 cubin on a desktop 7.5.
+  const std::string back = judge_image(img({"sm_72"}), G("7.5"), std::nullopt).reason;
+  EXPECT_NE(back.find("sm_72 (Tegra) does not run on desktop 7.5"), std::string::npos) << back;
   // Desktop PTX still JIT-compiles for it.
   EXPECT_EQ(V(img({"sm_80", "compute_80"}), "8.7"), Verdict::jit);
   EXPECT_EQ(V(img({"sm_87"}), "8.7"), Verdict::native);
@@ -162,17 +168,20 @@ TEST(ProbeRules, NativeWinsOverPtxAndNamesTheCubin) {
   EXPECT_EQ(v.code->sm_name(), "sm_86");
 }
 
-TEST(ProbeRules, HighestUsablePtxIsChosen) {
+TEST(ProbeRules, BestPtxIsTakenAndNotPassedOver) {
   Image i = img({"compute_80:7.0", "compute_90:9.0"});
   ImageVerdict any = judge_image(i, G("sm_100"), std::nullopt);
   EXPECT_EQ(any.verdict, Verdict::jit);
   EXPECT_EQ(any.code->compute_name(), "compute_90");
   EXPECT_EQ(any.needs_driver, "580.65.06");
-  // A 12.8 driver refuses ISA 9.0 and takes the lower PTX it knows.
+  // A 12.8 driver refuses ISA 9.0; the driver does not fall back to the
+  // lower PTX it would accept (H200 matrix, m16): 222, naming compute_90.
   ImageVerdict r128 = judge_image(i, G("sm_100"), D("12.8"));
-  EXPECT_EQ(r128.verdict, Verdict::jit);
-  EXPECT_EQ(r128.code->compute_name(), "compute_80");
-  // With only PTX it refuses: 222, naming the best one and its driver.
+  EXPECT_EQ(r128.verdict, Verdict::ptx_unsupported);
+  EXPECT_EQ(r128.code->compute_name(), "compute_90");
+  EXPECT_EQ(r128.needs_cuda, "13.0");
+  // On a GPU only the lower PTX targets, that one is the best and it JITs.
+  EXPECT_EQ(V(i, "sm_86", D("12.8")), Verdict::jit);
   ImageVerdict refused = judge_image(img({"compute_90:9.0"}), G("sm_100"), D("12.8"));
   EXPECT_EQ(refused.verdict, Verdict::ptx_unsupported);
   EXPECT_EQ(refused.needs_cuda, "13.0");

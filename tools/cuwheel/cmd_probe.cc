@@ -598,7 +598,8 @@ void setup_probe(CLI::App* cmd) {
   cmd->add_option("--gpu", o.gpus,
                   "GPU to answer for: sm_XY, a compute capability (8.6), a product name (\"H100\", \"RTX 5090\"), "
                   "'this' (this machine's GPUs, the default when a driver answers) or 'all-known' (every compute "
-                  "capability of the product table); repeatable");
+                  "capability of the product table); repeatable")
+      ->allow_extra_args(false);
   cmd->add_option("--driver", o.driver,
                   "The driver to judge PTX against: a Linux driver version (580.65) or the CUDA version it supports "
                   "(13.0); default: this machine's driver with --gpu this, else any driver");

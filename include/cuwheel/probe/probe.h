@@ -10,10 +10,12 @@
 // (cuda-facts.md 1.6):
 //   1. a cubin that runs on the GPU natively (cuwheel/cuda/compat.h,
 //      sass_runs_on): native;
-//   2. else the best PTX that JIT-compiles for it (ptx_runs_on) and whose
-//      PTX ISA the driver knows: JIT, a one-time compile at first load;
-//      PTX whose ISA the driver does not know fails with
-//      CUDA_ERROR_UNSUPPORTED_PTX_VERSION, 222 (cuda-facts.md 1.2);
+//   2. else the best PTX by architecture that JIT-compiles for it
+//      (ptx_runs_on): JIT, a one-time compile at first load, when the
+//      driver knows its PTX ISA; when it does not, the load fails with
+//      CUDA_ERROR_UNSUPPORTED_PTX_VERSION, 222 (cuda-facts.md 1.2), even
+//      if a lower PTX of the image has an ISA it knows: the driver does
+//      not fall back (measured, docs/probe.md);
 //   3. else CUDA_ERROR_NO_BINARY_FOR_GPU, 209 ("no kernel image is
 //      available for execution on the device").
 // Relocatable containers (`__nv_relfatbin`, -rdc objects) are inputs of a
@@ -104,7 +106,8 @@ struct Gpu {
 Expected<Gpu> parse_gpu(std::string_view text);
 
 /// Every compute capability of the product table, ascending, labelled with
-/// up to three of its products: the rows of `--gpu all-known`.
+/// up to three of its products (as many as fit in 40 characters, at least
+/// one, then ", ..."): the rows of `--gpu all-known`.
 std::vector<Gpu> all_known_gpus();
 
 /// The device code of one image.
@@ -144,8 +147,10 @@ struct ImageVerdict {
 /// The prediction for `image` on `gpu` with `driver` (nullopt: any
 /// driver; the JIT answer then names the driver it needs), by the steps at
 /// the top of this file. Among usable PTX the one arch::predict() would
-/// prefer is chosen (exact 'a'/'f' first, then the highest); PTX the
-/// driver refuses is passed over for a lower one it accepts. Unknown:
+/// prefer is chosen (exact 'a'/'f' first, then the highest), and only that
+/// one: when the driver refuses its ISA the image fails with 222 even if a
+/// lower PTX would JIT (the driver does not fall back; measured on an H200
+/// with driver 580.159.04, docs/probe.md, matrix library m16). Unknown:
 /// `gpu.known` false (the reason says what the rules would give), or the
 /// PTX the driver would take has an ISA the release table does not hold,
 /// or one above an open-ended driver's limit. An image of LTO-IR only is

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# End-to-end tests of `cuwheel probe`.
+#
+# 1. The probe matrix (tests/fixtures/probe, built by
+#    tests/fixtures/make_probe_matrix.sh): the verdict of every library for
+#    `--gpu sm_90 --driver 580.159.04` must be the one in
+#    tests/fixtures/probe/expected-h200.tsv, the table measured on an H200
+#    with that driver, and each verdict there must predict the launch
+#    result recorded beside it (native/jit 0, no-image 209,
+#    ptx-unsupported 222).
+# 2. The CLI: names and compute capabilities for --gpu, --driver forms,
+#    usage errors, exit statuses, JSON, unreadable inputs beside readable
+#    ones, all-known.
+# 3. A machine with a driver: the test's fake libcuda.so.1 /
+#    libnvidia-ml.so.1 (tests/unit/fake_driver.cc, built beside cuwheel)
+#    reached through LD_LIBRARY_PATH: the host report, `--gpu this`, and
+#    `--load` (agreeing and disagreeing), then the driver's failure codes
+#    (34 stub, 804 forward compatibility) and no driver at all.
+#
+# Usage: tests/e2e/probe_test.sh path/to/cuwheel
+set -u
+. "$(dirname "$0")/common.sh"
+CUWHEEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+M=$ROOT/tests/fixtures/probe
+FAKE=$(dirname "$CUWHEEL")/libcuwheel_fake_driver.so
+
+# No driver for the static parts: an empty LD_LIBRARY_PATH folder first,
+# and --gpu given, so the host's driver (if any) is not consulted.
+cw() { "$CUWHEEL" "$@"; }
+
+# expect_status WANT NAME CMD...: stdout to $WORK/out, stderr to $WORK/err.
+expect_status() {
+  local want=$1 name=$2
+  shift 2
+  "$@" >"$WORK/out" 2>"$WORK/err"
+  local got=$?
+  if [ "$got" = "$want" ]; then ok; else bad "$name: exit $got, want $want: $(head -c 400 "$WORK/err")"; fi
+}
+contains() { # NAME FILE TEXT
+  if grep -qF -- "$3" "$2"; then ok; else bad "$1: '$3' not in $(head -c 600 "$2")"; fi
+}
+json_get() { # FILE PYTHON-EXPR on d
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null
+}
+
+# --- 1. the matrix against the H200 table ------------------------------------
+n=0
+while IFS=$'\t' read -r lib want launch jit; do
+  case $lib in '#'* | '') continue ;; esac
+  n=$((n + 1))
+  cw probe --gpu sm_90 --driver 580.159.04 --format json "$M/lib$lib.so" >"$WORK/m.json" 2>"$WORK/err"
+  got=$(json_get "$WORK/m.json" 'd["inputs"][0]["verdicts"][0]["verdict"]')
+  if [ "$got" = "$want" ]; then ok; else bad "matrix $lib: verdict '$got', the H200 table says '$want'"; fi
+  case $want in
+    native | jit) e=0 ;;
+    no-image) e=209 ;;
+    ptx-unsupported) e=222 ;;
+    *) e=$launch ;;  # unknown: predicts no result
+  esac
+  if [ "$e" = "$launch" ]; then ok; else bad "matrix $lib: '$want' predicts $e, the H200 launch gave $launch"; fi
+done <"$M/expected-h200.tsv"
+if [ "$n" = 20 ]; then ok; else bad "matrix: $n rows in expected-h200.tsv, want 20"; fi
+
+# The no-fallback finding, in words: the refused PTX is named, and the lower one.
+expect_status 2 "m16 text" cw probe --gpu sm_90 --driver 580.159.04 "$M/libm16_ptx80_ptx90_isa91.so"
+contains "m16 text" "$WORK/out" "compute_90 PTX needs PTX ISA 9.1"
+contains "m16 text" "$WORK/out" "does not fall back to the lower PTX (compute_80)"
+# The same library on a CUDA 13.1 driver JIT-compiles.
+expect_status 1 "m16 on 13.1" cw probe --gpu sm_90 --driver 13.1 "$M/libm16_ptx80_ptx90_isa91.so"
+contains "m16 on 13.1" "$WORK/out" "JIT"
+
+# --- 2. the CLI ---------------------------------------------------------------
+# Exit statuses: 0 all native, 1 JIT, 2 fails.
+expect_status 0 "native exit" cw probe --gpu sm_90 "$M/libm01_sm90.so"
+expect_status 1 "jit exit" cw probe --gpu sm_90 "$M/libm05_ptx90.so"
+expect_status 2 "209 exit" cw probe --gpu sm_90 "$M/libm02_sm80.so"
+contains "209 text" "$WORK/out" "209"
+# Same major, higher minor runs the lower cubin; an 'a' cubin does not move.
+expect_status 0 "sm_80 on 8.6" cw probe --gpu 8.6 "$M/libm02_sm80.so"
+expect_status 2 "sm_100a on 10.3" cw probe --gpu sm_103 "$M/libm10_sm100a.so"
+expect_status 0 "sm_100f on 10.3" cw probe --gpu sm_103 "$M/libm11_sm100f.so"
+# Desktop cubins do not run on Tegra: sm_80 on Orin (8.7).
+expect_status 2 "sm_80 on Orin" cw probe --gpu "Jetson AGX Orin" "$M/libm02_sm80.so"
+# Product names, case-insensitive, and which one matched.
+expect_status 0 "name" cw probe --gpu "h200" "$M/libm01_sm90.so"
+contains "name matched" "$WORK/out" "h200: H200"
+expect_status 2 "unknown name" cw probe --gpu "GeForce Banana 9000" "$M/libm01_sm90.so"
+contains "unknown name" "$WORK/err" "GeForce Banana 9000"
+expect_status 2 "bad driver" cw probe --gpu sm_90 --driver "five-eighty" "$M/libm01_sm90.so"
+contains "bad driver" "$WORK/err" "five-eighty"
+# A compute capability outside the tables: unknown, exit 1, never "runs".
+expect_status 1 "unknown cc" cw probe --gpu sm_150 "$M/libm12_ptx120f.so"
+# Several GPUs and libraries; the wheel-level verdict is the weakest.
+expect_status 2 "two gpus" cw probe --gpu sm_90 --gpu sm_80 --format json "$M/libm01_sm90.so" "$M/libm03_sm80_ptx80.so"
+if [ "$(json_get "$WORK/out" 'len(d["inputs"]), len(d["gpus"]), d["exit"]')" = "2 2 2" ]; then ok; else bad "two gpus json: $(head -c 300 "$WORK/out")"; fi
+# all-known: one row per known compute capability.
+expect_status 2 "all-known" cw probe --gpu all-known --format json "$M/libm01_sm90.so"
+rows=$(json_get "$WORK/out" 'len(d["gpus"])')
+if [ "${rows:-0}" -ge 15 ]; then ok; else bad "all-known: $rows GPUs"; fi
+expect_status 2 "all-known text" cw probe --gpu all-known "$M/libm01_sm90.so"
+contains "all-known text" "$WORK/out" "sm_90"
+# Unreadable input beside a readable one: exit 2, the readable one answered.
+printf 'not an ELF file' >"$WORK/junk.so"
+expect_status 2 "unreadable" cw probe --gpu sm_90 --format json "$WORK/junk.so" "$M/libm01_sm90.so"
+if [ "$(json_get "$WORK/out" 'len(d["unreadable"]), d["inputs"][0]["verdicts"][0]["verdict"]')" = "1 native" ]; then ok; else
+  bad "unreadable json: $(head -c 400 "$WORK/out")"
+fi
+expect_status 2 "missing file" cw probe --gpu sm_90 "$WORK/absent.so"
+contains "missing file" "$WORK/err" "absent.so"
+# A library with no device code is not a pass.
+printf 'int f(void){return 1;}\n' >"$WORK/h.c"
+if cc -shared -fPIC -o "$WORK/libhost.so" "$WORK/h.c" 2>/dev/null; then
+  expect_status 1 "no device code" cw probe --gpu sm_90 "$WORK/libhost.so"
+else
+  bad "cc could not build a host library"
+fi
+
+# --- 3. a driver: the fake one ------------------------------------------------
+if [ ! -f "$FAKE" ]; then
+  bad "no fake driver at $FAKE (built with the tests)"
+  finish
+  exit $?
+fi
+D=$WORK/driver
+mkdir -p "$D"
+ln -s "$FAKE" "$D/libcuda.so.1"
+ln -s "$FAKE" "$D/libnvidia-ml.so.1"
+withdrv() { LD_LIBRARY_PATH=$D "$CUWHEEL" "$@"; }
+expect_status 0 "host" withdrv probe
+contains "host" "$WORK/out" "Fake GPU 9.0"
+contains "host" "$WORK/out" "580.65.06"
+expect_status 0 "host json" withdrv probe --format json
+if [ "$(json_get "$WORK/out" 'd["host"]["state"], len(d["host"]["driver_api"]["devices"])')" = "ok 2" ]; then ok; else bad "host json: $(head -c 400 "$WORK/out")"; fi
+# --gpu this is the default: both fake GPUs (9.0 and 8.6), the driver's CUDA 13.0.
+expect_status 2 "this" withdrv probe --format json "$M/libm01_sm90.so"
+if [ "$(json_get "$WORK/out" '" ".join(v["gpu"]+"="+v["verdict"] for v in d["inputs"][0]["verdicts"])')" = "sm_86=no-image sm_90=native" ]; then ok; else
+  bad "this: $(head -c 600 "$WORK/out")"
+fi
+# --load through the fake driver: libraries whose loads it models agree...
+agreeing=("$M"/libm0[1-9]*.so "$M"/libm1[0-3]*.so "$M/libm17_sm89.so" "$M/libm20_sm75_sm100_ptx100.so")
+expect_status 0 "load agrees" withdrv probe --load "${agreeing[@]}"
+contains "load agrees" "$WORK/out" "agree"
+expect_status 0 "load json" withdrv probe --load --format json "$M/libm03_sm80_ptx80.so"
+if [ "$(json_get "$WORK/out" 'd["compared"] > 0 and d["compared"] == d["agreed"]')" = "True" ]; then ok; else bad "load json: $(head -c 600 "$WORK/out")"; fi
+# ...and one it does not (the fake ignores the PTX ISA, so it loads PTX of
+# ISA 9.1 that the prediction for a CUDA 13.0 driver refuses): exit 1.
+expect_status 1 "load disagrees" withdrv probe --load "$M/libm14_ptx80_isa91.so"
+contains "load disagrees" "$WORK/out" "MISMATCH"
+expect_status 2 "load needs a path" withdrv probe --load
+expect_status 2 "load unreadable" withdrv probe --load "$WORK/junk.so" "$M/libm01_sm90.so"
+# The driver's failures: the toolkit's stub (34) and forward compatibility (804).
+FAKE_CUINIT=34 withdrv probe >"$WORK/out" 2>&1
+if [ $? = 1 ] && grep -qi "stub" "$WORK/out"; then ok; else bad "stub 34: $(head -c 400 "$WORK/out")"; fi
+FAKE_CUINIT=804 withdrv probe >"$WORK/out" 2>&1
+if [ $? = 1 ] && grep -qi "forward" "$WORK/out"; then ok; else bad "compat 804: $(head -c 400 "$WORK/out")"; fi
+expect_status 2 "load without init" env FAKE_CUINIT=34 LD_LIBRARY_PATH=$D "$CUWHEEL" probe --load "$M/libm01_sm90.so"
+
+# No driver at all: an LD_LIBRARY_PATH with nothing, and only when this
+# machine has no libcuda of its own to find.
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+  mkdir -p "$WORK/none"
+  LD_LIBRARY_PATH=$WORK/none "$CUWHEEL" probe >"$WORK/out" 2>&1
+  if [ $? = 1 ] && grep -qi "no NVIDIA driver" "$WORK/out"; then ok; else bad "no driver: $(head -c 400 "$WORK/out")"; fi
+  # Without a driver and without --gpu: the all-known table, with a note.
+  LD_LIBRARY_PATH=$WORK/none "$CUWHEEL" probe "$M/libm01_sm90.so" >"$WORK/out" 2>"$WORK/err"
+  if [ $? = 2 ] && grep -q "all-known" "$WORK/err"; then ok; else bad "no driver, a path: $(head -c 400 "$WORK/err")"; fi
+fi
+
+finish
