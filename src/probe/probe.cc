@@ -271,7 +271,8 @@ ImageVerdict judge_image(const Image& image, const Gpu& gpu, const std::optional
   const std::string name = arch::Arch{gpu.sm}.sm_name();
   if (image.sass.empty() && image.ptx.empty()) {
     v.verdict = Verdict::no_image;
-    v.reason = "LTO-IR only: linked by nvJitLink at run time; the driver cannot load it as it is";
+    v.reason = image.ltoir ? "LTO-IR only: linked by nvJitLink at run time; the driver cannot load it as it is"
+                           : "no cubin and no PTX";
     return v;
   }
   std::vector<arch::Arch> ptx_arches;

@@ -187,6 +187,18 @@ TEST(ProbeRules, BestPtxIsTakenAndNotPassedOver) {
   EXPECT_EQ(refused.needs_cuda, "13.0");
 }
 
+TEST(ProbeRules, NothingLoadableSaysWhy) {
+  Image lto;
+  lto.ltoir = 2;
+  ImageVerdict v = judge_image(lto, G("sm_90"), std::nullopt);
+  EXPECT_EQ(v.verdict, Verdict::no_image);
+  EXPECT_NE(v.reason.find("LTO-IR only"), std::string::npos) << v.reason;
+  // The PTX-only view of a cubin-only image (--load's CUDA_FORCE_PTX_JIT pass).
+  v = judge_image(Image{}, G("sm_90"), std::nullopt);
+  EXPECT_EQ(v.verdict, Verdict::no_image);
+  EXPECT_EQ(v.reason, "no cubin and no PTX");
+}
+
 TEST(ProbeRules, PtxIsaOutsideTheTableIsUnknown) {
   EXPECT_EQ(V(img({"compute_90:9.9"}), "sm_90"), Verdict::unknown);
   EXPECT_EQ(V(img({"compute_90:"}), "sm_90"), Verdict::unknown);

@@ -528,6 +528,7 @@ int run_load(const ProbeOptions& o, const probe::HostReport& host, const std::op
             for (size_t p = 0; p < load_passes().size(); ++p) {
               const LoadPass& pass = load_passes()[p];
               probe::ImageVerdict v = probe::judge_image(pass.ptx_only ? ptx_only : images[i], host.gpus[g], driver);
+              if (pass.ptx_only && !images[i].sass.empty()) v.reason += " (CUDA_FORCE_PTX_JIT=1: the cubins are ignored)";
               std::optional<int> want = expected_result(v, images[i]);
               auto it = loads[p].find(Key{m.path, lib.member, i, dev});
               json got = nullptr, err = nullptr, log = nullptr;
