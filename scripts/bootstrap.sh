@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build pkg-config g++
   libzip-dev libzstd-dev liblz4-dev
+  libisal-dev                   # ISA-L igzip: inflate and CRC-32 of wheel members
   libssl-dev                    # libcrypto: SHA-256 for RECORD checks
   nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
   libgtest-dev

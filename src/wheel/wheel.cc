@@ -1,17 +1,22 @@
 // Wheel (zip) reading. The central directory is parsed here with the
-// bounded reader; libzip does decompression and CRC checking. Section
-// numbers refer to PKWARE's APPNOTE.TXT 6.3.x.
+// bounded reader. Deflate and stored members (what every wheel tool
+// writes) are decoded by ISA-L's igzip straight from the archive bytes,
+// with its CRC-32; libzip cross-checks the directory at open and decodes
+// any other method. Section numbers refer to PKWARE's APPNOTE.TXT 6.3.x.
 #include "cuwheel/wheel/wheel.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
 #include <zip.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <memory>
 
 #include "cuwheel/base/bytes.h"
 
@@ -485,6 +490,92 @@ bool write_all(int fd, const uint8_t* p, size_t n) {
   return true;
 }
 
+// Where a member's data starts: after its local header (4.3.7: 30 bytes,
+// then the name and the extra field, whose lengths the local header gives,
+// not the central directory's).
+Expected<uint64_t> data_offset(const ByteSource& src, const ZipMember& m) {
+  std::vector<uint8_t> lh;
+  uint32_t sig = 0;
+  uint16_t ln = 0, el = 0;
+  if (!src.read_at(m.local_header_offset, 30, lh) || !load_le(ByteView(lh), 0, sig) || sig != kLocalSig ||
+      !load_le(ByteView(lh), 26, ln) || !load_le(ByteView(lh), 28, el))
+    return Error("no local header at " + hex(m.local_header_offset));
+  const uint64_t start = m.local_header_offset + 30 + ln + el;
+  if (!in_bounds(src.size(), start, m.compressed_size))
+    return Error("data (" + std::to_string(m.compressed_size) + " bytes at " + hex(start) +
+                 ") runs past the end of the archive");
+  return start;
+}
+
+// Decodes a stored (0) or deflate (8) member with ISA-L, reading its
+// compressed bytes in `chunk` pieces. Produces at most `cap` bytes: into
+// `direct` (room for cap bytes) when given, else through `sink` in pieces
+// of at most `chunk`. Returns the count produced and sets *crc to the
+// CRC-32 of what was produced (ISO 3309, as zip stores it, 4.4.7).
+// Errors: a corrupt deflate stream (ISA-L's code, and the output offset),
+// one that ends before its end-of-block, or a sink that fails.
+template <typename Sink>
+Expected<uint64_t> decode_member(const ByteSource& src, const ZipMember& m, uint64_t cap, uint64_t chunk,
+                                 uint8_t* direct, Sink&& sink, uint32_t* crc) {
+  auto start = data_offset(src, m);
+  if (!start) return start.error();
+  chunk = std::max<uint64_t>(chunk, 4096);
+  std::vector<uint8_t> in;
+  std::vector<uint8_t> out(direct ? 0 : static_cast<size_t>(std::min(chunk, std::max<uint64_t>(cap, 1))));
+  uint64_t in_pos = 0, produced = 0;
+  auto next_input = [&](uint64_t max) -> bool {
+    const uint64_t n = std::min(max, m.compressed_size - in_pos);
+    if (!src.read_at(*start + in_pos, n, in)) return false;
+    in_pos += n;
+    return true;
+  };
+  if (m.method == 0) {
+    uint32_t c = 0;
+    const uint64_t total = std::min(m.compressed_size, cap);
+    while (produced < total) {
+      const uint64_t n = std::min(chunk, total - produced);
+      if (!next_input(n)) return Error("cannot read the data at " + hex(*start + in_pos));
+      c = crc32_gzip_refl(c, in.data(), in.size());
+      if (direct) std::memcpy(direct + produced, in.data(), in.size());
+      else if (!sink(in.data(), in.size())) return Error("cannot write the temporary file: " + std::string(std::strerror(errno)));
+      produced += in.size();
+    }
+    *crc = c;
+    return produced;
+  }
+  auto state = std::make_unique<inflate_state>();
+  isal_inflate_init(state.get());
+  state->crc_flag = ISAL_GZIP_NO_HDR;  // raw deflate (4.4.5 method 8); ISA-L keeps the CRC-32 of the output
+  while (state->block_state != ISAL_BLOCK_FINISH && produced < cap) {
+    if (state->avail_in == 0 && in_pos < m.compressed_size) {
+      if (!next_input(chunk)) return Error("cannot read the data at " + hex(*start + in_pos));
+      state->next_in = in.data();
+      state->avail_in = static_cast<uint32_t>(in.size());
+    }
+    const uint64_t room = std::min<uint64_t>({cap - produced, direct ? UINT32_MAX : out.size(), UINT32_MAX});
+    uint8_t* dst = direct ? direct + produced : out.data();
+    state->next_out = dst;
+    state->avail_out = static_cast<uint32_t>(room);
+    const uint32_t in_before = state->avail_in;
+    const int rc = isal_inflate(state.get());
+    if (rc < 0)
+      return Error("corrupt deflate data (ISA-L error " + std::to_string(rc) + ") after " + std::to_string(produced) +
+                   " output bytes");
+    const uint64_t wrote = room - state->avail_out;
+    if (!direct && wrote && !sink(dst, static_cast<size_t>(wrote)))
+      return Error("cannot write the temporary file: " + std::string(std::strerror(errno)));
+    produced += wrote;
+    if (wrote == 0 && state->avail_in == in_before && in_pos >= m.compressed_size &&
+        state->block_state != ISAL_BLOCK_FINISH)
+      return Error("the deflate stream ends after " + std::to_string(m.compressed_size) +
+                   " compressed bytes, before its last block (" + std::to_string(produced) + " bytes decoded)");
+  }
+  *crc = state->crc;
+  return produced;
+}
+
+bool isal_method(const ZipMember& m) { return m.method == 0 || m.method == 8; }
+
 }  // namespace
 
 Expected<Blob> Wheel::read(const ZipMember& m) {
@@ -512,10 +603,12 @@ Expected<Blob> Wheel::read(const ZipMember& m) {
                  std::to_string(L.total_ratio_floor) + ", at most " + std::to_string(L.max_total_read) +
                  "): a zip bomb?");
 
+  const bool spill = m.uncompressed_size > L.in_memory_threshold;
+  if (isal_method(m)) return read_isal(m, spill);
+
   ZipFilePtr zf(zip_fopen_index(I.za.get(), m.index, 0));
   if (!zf) return Error(where + ": " + zip_strerror(I.za.get()));
 
-  const bool spill = m.uncompressed_size > L.in_memory_threshold;
   int fd = -1;
   if (spill) {
     auto t = make_temp_file();
@@ -568,6 +661,48 @@ Expected<Blob> Wheel::read(const ZipMember& m) {
   return blob;
 }
 
+Expected<Blob> Wheel::read_isal(const ZipMember& m, bool spill) {
+  Impl& I = *impl_;
+  const std::string where = I.where(m);
+  // Never more than one byte past the declared size: a stream that goes on
+  // is reported, not followed.
+  const uint64_t cap = m.uncompressed_size + 1;
+  uint32_t crc = 0;
+  int fd = -1;
+  std::vector<uint8_t> heap;
+  Expected<uint64_t> got = uint64_t{0};
+  if (spill) {
+    auto t = make_temp_file();
+    if (!t) return t.error().context(where);
+    fd = *t;
+    got = decode_member(*I.src, m, cap, I.limits.chunk_size, nullptr,
+                        [&](const uint8_t* p, size_t n) { return write_all(fd, p, n); }, &crc);
+  } else {
+    heap.resize(static_cast<size_t>(cap));
+    got = decode_member(*I.src, m, cap, I.limits.chunk_size, heap.data(),
+                        [](const uint8_t*, size_t) { return true; }, &crc);
+  }
+  auto fail = [&](const std::string& msg) -> Expected<Blob> {
+    if (fd >= 0) close(fd);
+    return Error(where + ": " + msg);
+  };
+  if (!got) return fail(got.error().message());
+  I.total_read += *got;
+  if (*got > m.uncompressed_size)
+    return fail("data continues past the declared uncompressed size of " + std::to_string(m.uncompressed_size) +
+                " bytes");
+  if (*got < m.uncompressed_size)
+    return fail("data ends after " + std::to_string(*got) + " bytes, declared " + std::to_string(m.uncompressed_size));
+  if (crc != m.crc32) return fail("CRC-32 mismatch: the data gives " + hex(crc) + ", the central directory " + hex(m.crc32));
+  if (!spill) {
+    heap.resize(static_cast<size_t>(*got));
+    return Blob::from_vector(std::move(heap));
+  }
+  auto blob = Blob::map_fd(fd, *got, where);  // takes fd, even on failure
+  if (!blob) return blob.error();
+  return blob;
+}
+
 Expected<std::vector<uint8_t>> Wheel::peek(const ZipMember& m, uint64_t n) {
   Impl& I = *impl_;
   const std::string where = I.where(m);
@@ -578,6 +713,16 @@ Expected<std::vector<uint8_t>> Wheel::peek(const ZipMember& m, uint64_t n) {
   if (I.total_read + n > total_read_limit())
     return Error(where + ": peek would pass the " + std::to_string(total_read_limit()) +
                  " decompressed bytes this wheel may inflate to");
+  if (isal_method(m)) {
+    std::vector<uint8_t> out(static_cast<size_t>(n));
+    uint32_t crc = 0;
+    auto got = decode_member(*I.src, m, n, std::min<uint64_t>(I.limits.chunk_size, std::max<uint64_t>(n, 4096)),
+                             out.data(), [](const uint8_t*, size_t) { return true; }, &crc);
+    if (!got) return Error(where + ": " + got.error().message());
+    out.resize(static_cast<size_t>(*got));
+    I.total_read += *got;
+    return out;
+  }
   ZipFilePtr zf(zip_fopen_index(I.za.get(), m.index, 0));
   if (!zf) return Error(where + ": " + zip_strerror(I.za.get()));
   std::vector<uint8_t> out(static_cast<size_t>(n));

@@ -130,14 +130,16 @@ class Wheel {
   /// The first member named exactly `name`, or nullptr.
   const ZipMember* find(std::string_view name) const;
 
-  /// Reads and decompresses a whole member; libzip verifies the CRC-32 at
-  /// the end. Returns a heap Blob when the declared size is at most
+  /// Reads and decompresses a whole member, checking its CRC-32 against
+  /// the central directory's: stored and deflate members with ISA-L
+  /// (igzip), straight from the archive bytes; other methods with libzip. Returns a heap Blob when the declared size is at most
   /// limits.in_memory_threshold, else a Blob mapping an anonymous temporary
   /// file filled in limits.chunk_size pieces. Errors (messages name the
   /// wheel, the member and its local header offset): encrypted member;
   /// declared size above max_member_size; declared ratio above max_ratio;
   /// max_total_read would be exceeded; unsupported method or corrupt data
-  /// (libzip's message); CRC mismatch; more data than the declared
+  /// (ISA-L's error code and the output offset, or libzip's message); a
+  /// deflate stream that ends before its last block; CRC mismatch; more data than the declared
   /// uncompressed size (reading stops one byte past it) or less; temporary
   /// file errors.
   Expected<Blob> read(const ZipMember& member);
@@ -152,6 +154,7 @@ class Wheel {
   uint64_t total_read() const;
 
  private:
+  Expected<Blob> read_isal(const ZipMember& member, bool spill);
   struct Impl;
   explicit Wheel(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
