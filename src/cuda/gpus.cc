@@ -87,7 +87,10 @@ constexpr GpuProduct kProducts[] = {
     {"L20", 89, S::data_center},
     {"L40", 89, S::data_center},
     {"L40S", 89, S::data_center},
+    {"RTX 2000 Ada", 89, S::workstation},
     {"RTX 4000 Ada", 89, S::workstation},
+    {"RTX 4000 SFF Ada", 89, S::workstation},
+    {"RTX 4500 Ada", 89, S::workstation},
     {"RTX 5000 Ada", 89, S::workstation},
     {"RTX 6000 Ada", 89, S::workstation},
     {"GeForce RTX 4060", 89, S::geforce},
@@ -183,12 +186,39 @@ Expected<GpuProduct> find_gpu_product(std::string_view name) {
     for (const auto& s : spellings(p))
       if (s == q) return p;
   // The driver's device names carry the memory and form factor after the
-  // product: "h100 80gb hbm3", "a100 sxm4 80gb".
+  // product: "h100 80gb hbm3", "a100 sxm4 80gb", "rtx 6000 ada generation".
+  // Only such words may follow: "rtx 4000 sff ada generation" is not a
+  // Quadro RTX 4000, nor "jetson nano orin" a Jetson Nano.
+  auto descriptive = [](std::string_view rest) {
+    static const char* const kWords[] = {"pcie", "sxm", "sxm2", "sxm4", "sxm5", "nvl", "hbm2", "hbm2e", "hbm3",
+                                         "hbm3e", "generation", "gpu", "laptop", "mobile", "max", "q", "oem",
+                                         "tensor", "core", "dgxs", "mig", "smx", "pci", "e", "hgx", "nvlink",
+                                         "ti", "super"};  // a Ti or SUPER of a generation has its compute capability
+    for (size_t i = 0; i < rest.size();) {
+      size_t j = rest.find(' ', i);
+      if (j == std::string_view::npos) j = rest.size();
+      std::string_view w = rest.substr(i, j - i);
+      i = j + 1;
+      if (w.empty()) continue;
+      // "80gb", "141gb", "96gb", "nvl72", "nvl2", "sxm5"
+      size_t k = 0;
+      while (k < w.size() && std::isdigit(static_cast<unsigned char>(w[k]))) ++k;
+      if (k > 0 && (w.substr(k) == "gb" || w.substr(k).empty())) continue;
+      std::string_view stem = w;
+      while (!stem.empty() && std::isdigit(static_cast<unsigned char>(stem.back()))) stem.remove_suffix(1);
+      if (std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords) ||
+          std::find(std::begin(kWords), std::end(kWords), stem) != std::end(kWords))
+        continue;
+      return false;
+    }
+    return true;
+  };
   const GpuProduct* best = nullptr;
   size_t best_len = 0;
   for (const auto& p : kProducts)
     for (const auto& s : spellings(p))
-      if (q.size() > s.size() && q.compare(0, s.size(), s) == 0 && q[s.size()] == ' ' && s.size() > best_len) {
+      if (q.size() > s.size() && q.compare(0, s.size(), s) == 0 && q[s.size()] == ' ' && s.size() > best_len &&
+          descriptive(std::string_view(q).substr(s.size() + 1))) {
         best = &p;
         best_len = s.size();
       }

@@ -172,6 +172,8 @@ Expected<DriverLimit> driver_from_api_version(int version) {
 }
 
 Expected<Gpu> parse_gpu(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
   Gpu g;
   g.label = std::string(text);
   std::optional<unsigned> sm;
@@ -191,6 +193,14 @@ Expected<Gpu> parse_gpu(std::string_view text) {
   } else if (all_digits(text)) {
     sm = to_uint(text);
     if (!sm || *sm < 10) return Error{"--gpu " + g.label + ": not an SM number (90, 120)"};
+    // Four digits and more are product numbers ("4090"), not SM numbers.
+    if (text.size() > 3)
+      return Error{"--gpu " + g.label + ": not an SM number (90, 120); for a product give its name (\"RTX " +
+                   g.label + "\")"};
+  } else if (size_t dot = text.find('.'); dot != std::string_view::npos && dot + 2 == text.size() - 1 &&
+                                          (text.back() == 'a' || text.back() == 'f')) {
+    return Error{"--gpu " + g.label + ": a GPU has a compute capability, not a feature-set variant; give " +
+                 std::string(text.substr(0, text.size() - 1))};
   } else {
     auto p = cuda::find_gpu_product(text);
     if (!p) return p.error().context("--gpu");

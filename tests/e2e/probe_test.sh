@@ -106,6 +106,23 @@ expect_status 2 "unreadable" cw probe --gpu sm_90 --format json "$WORK/junk.so" 
 if [ "$(json_get "$WORK/out" 'len(d["unreadable"]), d["inputs"][0]["verdicts"][0]["verdict"]')" = "1 native" ]; then ok; else
   bad "unreadable json: $(head -c 400 "$WORK/out")"
 fi
+# A truncated library is unreadable only: no verdict beside its error.
+head -c 4000 "$M/libm01_sm90.so" >"$WORK/cut.so"
+expect_status 2 "truncated" cw probe --gpu sm_90 --format json "$WORK/cut.so"
+if [ "$(json_get "$WORK/out" 'len(d["unreadable"]), len(d["inputs"])')" = "1 0" ]; then ok; else bad "truncated json: $(head -c 400 "$WORK/out")"; fi
+# A wheel with a member that cannot be read is not answered "native" by
+# its other members: at best unknown, naming the member.
+mkdir -p "$WORK/wh/pkg" "$WORK/wh/pkg-1.0.dist-info"
+cp "$M/libm01_sm90.so" "$WORK/wh/pkg/libgood.so"
+cp "$WORK/cut.so" "$WORK/wh/pkg/libcut.so"
+printf 'Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n' >"$WORK/wh/pkg-1.0.dist-info/METADATA"
+printf 'Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: py3-none-manylinux_2_28_x86_64\n' >"$WORK/wh/pkg-1.0.dist-info/WHEEL"
+printf '' >"$WORK/wh/pkg-1.0.dist-info/RECORD"
+(cd "$WORK/wh" && zip -qr "$WORK/pkg-1.0-py3-none-manylinux_2_28_x86_64.whl" pkg pkg-1.0.dist-info)
+expect_status 2 "wheel with a cut member" cw probe --gpu sm_90 --format json "$WORK/pkg-1.0-py3-none-manylinux_2_28_x86_64.whl"
+if [ "$(json_get "$WORK/out" 'd["inputs"][0]["verdicts"][0]["verdict"], d["inputs"][0]["verdicts"][0]["library"]')" = "unknown pkg/libcut.so" ]; then ok; else
+  bad "wheel with a cut member: $(head -c 600 "$WORK/out")"
+fi
 expect_status 2 "missing file" cw probe --gpu sm_90 "$WORK/absent.so"
 contains "missing file" "$WORK/err" "absent.so"
 # A library with no device code is not a pass.
@@ -148,6 +165,16 @@ if [ "$(json_get "$WORK/out" 'd["compared"] > 0 and d["compared"] == d["agreed"]
 expect_status 1 "load disagrees" withdrv probe --load "$M/libm14_ptx80_isa91.so"
 contains "load disagrees" "$WORK/out" "MISMATCH"
 expect_status 2 "load needs a path" withdrv probe --load
+expect_status 2 "load with --driver" withdrv probe --load --driver 12.8 "$M/libm01_sm90.so"
+# m18's PTX ISA is outside the tables: nothing compared, not "agree".
+expect_status 0 "load not compared" withdrv probe --load "$M/libm18_ptx75_isa99.so"
+contains "load not compared" "$WORK/out" "not compared"
+# A failing driver is reported by --load itself, with no note before it.
+FAKE_CUINIT=34 LD_LIBRARY_PATH=$D "$CUWHEEL" probe --load "$M/libm01_sm90.so" >"$WORK/out" 2>&1
+if [ $? = 2 ] && ! grep -q "all-known" "$WORK/out"; then ok; else bad "load on a stub: $(head -c 400 "$WORK/out")"; fi
+# Repeated and differently spelt GPUs give one row per compute capability.
+expect_status 2 "one row each" withdrv probe --gpu THIS --gpu sm_90 --gpu H100 --format json "$M/libm01_sm90.so"
+if [ "$(json_get "$WORK/out" 'len(d["gpus"])')" = "2" ]; then ok; else bad "one row each: $(head -c 400 "$WORK/out")"; fi
 expect_status 2 "load unreadable" withdrv probe --load "$WORK/junk.so" "$M/libm01_sm90.so"
 # The driver's failures: the toolkit's stub (34) and forward compatibility (804).
 FAKE_CUINIT=34 withdrv probe >"$WORK/out" 2>&1

@@ -360,6 +360,21 @@ TEST(ProbeGpu, ProductNames) {
   EXPECT_NE(none.error().message().find("Jetson AGX Orin"), std::string::npos) << none.error().message();
   EXPECT_NE(none.error().message().find("sm_86"), std::string::npos);
   EXPECT_FALSE(parse_gpu("A1000x"));
+  // Only memory, form-factor and Ti/SUPER words may follow a product's
+  // name: other words name another product, which is refused, not guessed.
+  EXPECT_EQ(G("RTX 4000 SFF Ada Generation").sm, 89u);  // as nvidia-smi says it
+  EXPECT_EQ(G("NVIDIA RTX 6000 Ada Generation").sm, 89u);
+  EXPECT_EQ(G("GeForce RTX 4070 SUPER").sm, 89u);
+  auto blackwell = parse_gpu("RTX 6000 Blackwell");  // not the Quadro RTX 6000 (7.5)
+  ASSERT_FALSE(blackwell);
+  EXPECT_NE(blackwell.error().message().find("RTX PRO 6000 Blackwell"), std::string::npos) << blackwell.error().message();
+  auto nano = parse_gpu("Jetson Nano Orin");  // not the Jetson Nano (5.3)
+  ASSERT_FALSE(nano);
+  EXPECT_NE(nano.error().message().find("Jetson Orin Nano"), std::string::npos) << nano.error().message();
+  // A product number is not an SM number; a variant letter is refused.
+  EXPECT_FALSE(parse_gpu("4090"));
+  EXPECT_FALSE(parse_gpu("9.0a"));
+  EXPECT_EQ(G("  a100  ").label, "a100");
 }
 
 TEST(ProbeGpu, ProductTableIsKnownAndUnique) {

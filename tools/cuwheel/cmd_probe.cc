@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -229,6 +231,27 @@ InputResult judge_model(const model::CheckModel& m, const std::vector<probe::Gpu
     r.libraries.push_back(std::move(lr));
   }
   for (size_t i = 0; i < gpus.size(); ++i) {
+    if (!m.read_errors.empty()) {
+      // A member that could not be read may hold the code that fails: the
+      // input's answer is at best unknown (its error is reported apart).
+      bool weaker = r.libraries.empty();
+      if (!weaker) {
+        Verdict best = Verdict::native;
+        for (const auto& l : r.libraries) best = probe::weakest(best, l.per_gpu[i].verdict);
+        weaker = probe::weakest(best, Verdict::unknown) == Verdict::unknown;
+      }
+      if (weaker) {
+        r.verdicts.push_back(Verdict::unknown);
+        std::string member = m.read_errors.front().first;
+        if (member.size() > m.path.size() + 1 && member.compare(0, m.path.size() + 1, m.path + ":") == 0)
+          member = member.substr(m.path.size() + 1);  // "WHEEL:MEMBER": the member, as for other libraries
+        r.weakest.push_back(member);
+        r.reasons.push_back(std::to_string(m.read_errors.size()) + " member" + (m.read_errors.size() == 1 ? "" : "s") +
+                            " could not be read (" + m.read_errors.front().first + "); the rest " +
+                            (r.libraries.empty() ? "has no device code" : "is answered below"));
+        continue;
+      }
+    }
     if (r.libraries.empty()) {
       r.verdicts.push_back(Verdict::unknown);
       r.weakest.emplace_back();
@@ -524,7 +547,7 @@ int run_load(const ProbeOptions& o, const probe::HostReport& host, const std::op
             const int dev = static_cast<int>(g);
             json jp = json::array();
             std::string line;
-            bool all_agree = true;
+            bool all_agree = true, any_compared = false;
             for (size_t p = 0; p < load_passes().size(); ++p) {
               const LoadPass& pass = load_passes()[p];
               probe::ImageVerdict v = probe::judge_image(pass.ptx_only ? ptx_only : images[i], host.gpus[g], driver);
@@ -540,6 +563,7 @@ int run_load(const ProbeOptions& o, const probe::HostReport& host, const std::op
               std::optional<bool> agree;
               if (want && got.is_number_integer() && got.get<int>() >= 0) {
                 agree = got.get<int>() == *want;
+                any_compared = true;
                 ++compared;
                 if (*agree) ++agreed;
                 else all_agree = false;
@@ -564,7 +588,7 @@ int run_load(const ProbeOptions& o, const probe::HostReport& host, const std::op
             }
             if (o.format == "text")
               std::cout << "    image " << i << " at " << hex(images[i].offset) << " on " << gpu_text(host.gpus[g]) << ": "
-                        << (all_agree ? "agree" : "DISAGREE") << "\n      " << esc(line) << "\n";
+                        << (!all_agree ? "DISAGREE" : any_compared ? "agree" : "not compared") << "\n      " << esc(line) << "\n";
             jimages.push_back({{"image", i}, {"offset", images[i].offset}, {"gpu", arch::Arch{host.gpus[g].sm}.sm_name()},
                                {"device", dev}, {"passes", jp}});
           }
@@ -622,6 +646,10 @@ int run_probe() {
     print_error("--load", "loads run on this machine's GPUs; --gpu does not apply");
     return kExitUnreadable;
   }
+  if (o.load && !o.driver.empty()) {
+    print_error("--load", "loads run on this machine's driver; --driver does not apply");
+    return kExitUnreadable;
+  }
   // --driver.
   std::optional<probe::DriverLimit> driver;
   if (!o.driver.empty()) {
@@ -635,7 +663,10 @@ int run_probe() {
   // This machine: asked about when no path is given, for --gpu this, and
   // when no --gpu is given (its GPUs are the default).
   bool want_this = o.paths.empty() || o.gpus.empty() ||
-                   std::find(o.gpus.begin(), o.gpus.end(), "this") != o.gpus.end();
+                   std::any_of(o.gpus.begin(), o.gpus.end(), [](const std::string& g) {
+                     return g.size() == 4 && (g[0] | 0x20) == 't' && (g[1] | 0x20) == 'h' && (g[2] | 0x20) == 'i' &&
+                            (g[3] | 0x20) == 's';
+                   });
   std::optional<probe::HostReport> host;
   if (want_this) {
     probe::HostOptions ho;
@@ -656,14 +687,21 @@ int run_probe() {
     return host->state == probe::HostState::ok ? kExitOk : kExitFindings;
   }
 
+  if (o.load) return run_load(o, *host, host->driver);  // the driver that loads is the one to predict for
+
   // The GPUs.
   std::vector<probe::Gpu> gpus;
   std::set<std::string> seen;
   auto add = [&](const probe::Gpu& g) {
-    if (seen.insert(std::to_string(g.sm) + "\n" + g.label).second) gpus.push_back(g);
+    // One row per compute capability: the first name given for it labels it.
+    if (seen.insert(arch::Arch{g.sm}.sm_name()).second) gpus.push_back(g);
   };
   bool used_host = false;
-  for (const auto& text : o.gpus) {
+  for (const auto& given : o.gpus) {
+    std::string text = given;
+    std::string lower;
+    for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "this" || lower == "all-known") text = lower;
     if (text == "this") {
       if (host->state != probe::HostState::ok || host->gpus.empty()) {
         print_error("--gpu this", host->summary);
@@ -695,10 +733,6 @@ int run_probe() {
     }
   }
   if (used_host && !driver && host->driver) driver = host->driver;
-  if (o.load) {
-    if (host->driver) driver = host->driver;  // the driver that loads is the one to predict for
-    return run_load(o, *host, driver);
-  }
   std::stable_sort(gpus.begin(), gpus.end(), [](const probe::Gpu& a, const probe::Gpu& b) { return a.sm < b.sm; });
 
   // The inputs.
@@ -726,6 +760,8 @@ int run_probe() {
         unreadable.push_back({{"where", where}, {"message", msg}});
       }
       if (m.unreadable) continue;
+      // A single file that could not be read is unreadable, not "no device code".
+      if (m.kind == model::CheckModel::Kind::library && !m.read_errors.empty()) continue;
       results.push_back(judge_model(m, gpus, driver));
       all.insert(all.end(), results.back().verdicts.begin(), results.back().verdicts.end());
     }
