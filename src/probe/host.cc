@@ -93,7 +93,9 @@ HostReport probe_host(const HostOptions& o) {
                 "): remove the cuda-compat folder from the loader path";
   } else if (r.api.init_result == 100 || (r.api.init_result == 0 && r.api.count_result == 0 && r.api.device_count == 0)) {
     r.state = HostState::no_gpu;
-    r.summary = "NVIDIA driver " + (r.kernel_driver.empty() ? host::cuda_version_string(r.api.driver_version) : r.kernel_driver) +
+    r.summary = "NVIDIA driver " + (!r.kernel_driver.empty()       ? r.kernel_driver
+                                    : !r.nvml.driver_version.empty() ? r.nvml.driver_version
+                                    : "for CUDA " + host::cuda_version_string(r.api.driver_version)) +
                 " is installed but there is no GPU" +
                 (r.api.init_result == 100 ? " (cuInit: " + result_text(100) + ")" : "") +
                 " (CUDA_VISIBLE_DEVICES, a container without --gpus, or a GPU the driver does not support)";
@@ -105,7 +107,9 @@ HostReport probe_host(const HostOptions& o) {
   } else {
     r.state = HostState::ok;
     r.summary = std::to_string(r.api.device_count) + " GPU" + (r.api.device_count == 1 ? "" : "s") +
-                ", driver " + (r.kernel_driver.empty() ? std::string("(kernel module version unread)") : r.kernel_driver) +
+                ", driver " + (!r.kernel_driver.empty()       ? r.kernel_driver
+                               : !r.nvml.driver_version.empty() ? r.nvml.driver_version + " (NVML; kernel module version unread)"
+                                                                : std::string("(version unread)")) +
                 " for CUDA " + host::cuda_version_string(r.api.driver_version);
   }
   for (const auto& d : r.api.devices) {
