@@ -566,11 +566,14 @@ LibraryModel read_object(ByteView bytes, const ReadObjectOptions& opts, const st
     }
     if (done) done(bytes);
   }
-  // Every payload is decoded (Depth::full): a compressed cubin or PTX that
+  // Every payload is decoded (Depth::verify or full): a compressed cubin or PTX that
   // does not decode is device code the rules cannot vouch for, so the
   // library is unreadable (exit 2), never a pass on the entry headers alone.
-  auto dc = file ? read_device_code(*file, Depth::full, &w, done, opts.budget)
-                 : read_device_code(bytes, Depth::full, &w, done, opts.budget);
+  // Without names wanted, PTX entry names are not listed (Depth::verify):
+  // the payloads are still decoded in full.
+  const Depth depth = opts.keep_names ? Depth::full : Depth::verify;
+  auto dc = file ? read_device_code(*file, depth, &w, done, opts.budget)
+                 : read_device_code(bytes, depth, &w, done, opts.budget);
   if (dc) {
     lib.device_read = true;
     lib.summary = summarize(*dc);

@@ -185,7 +185,11 @@ PtxInfo read_ptx(ByteView text, bool want_entries) {
   const char* b = reinterpret_cast<const char*>(text.data());
   size_t n = text.size();
   if (n == 0) return info;  // an empty view may have a null data(); memchr(nullptr, ...) is undefined
-  if (const void* nul = std::memchr(b, 0, n)) n = static_cast<const char*>(nul) - b;
+  // The text ends at its first NUL. Reading the whole of it, find that
+  // first; reading the header only, each header line is checked instead,
+  // so a large PTX is not scanned to its end.
+  if (want_entries)
+    if (const void* nul = std::memchr(b, 0, n)) n = static_cast<const char*>(nul) - b;
   std::string_view all(b, n);
   bool in_block_comment = false;
   size_t pos = 0;
@@ -195,6 +199,13 @@ PtxInfo read_ptx(ByteView text, bool want_entries) {
     if (eol == std::string_view::npos) eol = all.size();
     std::string_view line = all.substr(pos, eol - pos);
     pos = eol + 1;
+    if (!want_entries) {
+      size_t nul = line.find('\0');
+      if (nul != std::string_view::npos) {
+        line = line.substr(0, nul);
+        pos = all.size();  // the text ends here
+      }
+    }
     // Strip comments. Most lines of a large PTX (instructions) have no '/'
     // at all and are used as they are; only the rest are copied.
     std::string clean;

@@ -65,7 +65,7 @@ void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSin
   } trim_after;
   if (e.kind == fatbin::kElf) {
     if (f.compression == fatbin::Compression::none) {
-      auto c = cubin::read_cubin(e.stored, depth == Depth::full);
+      auto c = cubin::read_cubin(e.stored, depth >= Depth::verify);
       if (c) f.cubin = std::move(*c);
       else fail(c.error().context("entry at " + hex(e.offset)));
     } else if (depth == Depth::arch) {
@@ -79,13 +79,13 @@ void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSin
       if (c) f.cubin = std::move(*c);
       else fail(c.error().context("entry at " + hex(e.offset)));
     }
-  } else if (e.kind == fatbin::kPtx && depth == Depth::full) {
+  } else if (e.kind == fatbin::kPtx && depth >= Depth::verify) {
     if (f.compression == fatbin::Compression::none) {
-      f.ptx = cubin::read_ptx(e.stored, true);
+      f.ptx = cubin::read_ptx(e.stored, depth == Depth::full);
     } else {
       auto d = fatbin::decode_into(e, scratch);
       if (!d) return fail(d.error());
-      f.ptx = cubin::read_ptx(*d, true);
+      f.ptx = cubin::read_ptx(*d, depth == Depth::full);
     }
   }
 }
@@ -114,7 +114,7 @@ EntryFacts facts_of(const fatbin::Entry& e, size_t container, const fatbin::Loca
 }
 
 // Reads the payload facts of every entry. Entries are independent, so at
-// Depth::full (which decodes every compressed payload) the work is spread
+// Depth::verify and Depth::full (which decode every compressed payload) the work is spread
 // over the machine's cores; warnings are emitted afterwards, in entry order,
 // so the output does not depend on the schedule.
 // "1024.0 MiB", "33.0 KiB", "17 bytes".
@@ -126,7 +126,7 @@ std::string bytes_text(uint64_t n) {
   return buf;
 }
 
-// Takes, in entry order, what each entry that Depth::full decodes can
+// Takes, in entry order, what each entry that Depth::verify or Depth::full decodes can
 // produce from `budget`. Entries past it are marked in `refused` and share
 // one payload_error with the figures.
 void admit_within(std::vector<EntryFacts>& facts, const std::vector<const fatbin::Entry*>& entries,
@@ -161,13 +161,13 @@ void fill_payloads(std::vector<EntryFacts>& facts, const std::vector<const fatbi
                    WarningSink* warnings, const DoneFn& done, DecodeBudget& budget) {
   if (depth == Depth::headers) return;
   std::vector<char> refused(entries.size(), 0);
-  if (depth == Depth::full) admit_within(facts, entries, budget, refused);
+  if (depth >= Depth::verify) admit_within(facts, entries, budget, refused);
   auto work = [&](size_t i) {
     if (!refused[i]) fill_payload(facts[i], *entries[i], depth, nullptr);
     if (done) done(entries[i]->stored);
   };
   size_t threads = 1;
-  if (depth == Depth::full && entries.size() >= 16)
+  if (depth >= Depth::verify && entries.size() >= 16)
     threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
   if (threads <= 1) {
     for (size_t i = 0; i < entries.size(); ++i) work(i);
@@ -216,7 +216,7 @@ void fill_payloads(std::vector<EntryFacts>& facts, const std::vector<const fatbi
     if (!f.payload_error.empty()) warnings->warn(f.payload_error);
     // The driver selects on the entry header, the listing names the cubin:
     // a disagreement means a crafted or damaged file.
-    if (depth == Depth::full && f.cubin && f.sm != 0 &&
+    if (depth >= Depth::verify && f.cubin && f.sm != 0 &&
         (f.cubin->sm != f.sm || (f.cubin->arch_a != f.arch_a && f.cubin->abi_version >= 8)))
       warnings->warn("entry at " + hex(f.offset) + ": the entry header says " + f.header_arch() + " but the cubin is " +
                      f.cubin->arch_name());
@@ -265,7 +265,7 @@ Expected<DeviceCode> read_device_code(const elf::File& file, Depth depth, Warnin
     EntryFacts e;
     e.kind = fatbin::kElf;
     e.size = e.stored_size = data.size();
-    auto c = depth == Depth::headers ? cubin::read_cubin_header(data) : cubin::read_cubin(data, depth == Depth::full);
+    auto c = depth == Depth::headers ? cubin::read_cubin_header(data) : cubin::read_cubin(data, depth >= Depth::verify);
     if (!c) return c.error();
     e.sm = c->sm;
     e.arch_a = c->arch_a;

@@ -30,7 +30,12 @@ enum class Depth {
   /// agrees with the cubin in every toolchain-built file; Depth::full decodes
   /// them and warns when the two disagree.
   arch,
-  full,     ///< plus kernels and PTX directives: compressed payloads are decoded
+  /// every payload decoded in full (a payload that does not decode is an
+  /// error, never a pass), with each cubin's architecture and kernels and
+  /// each PTX's header directives (.version, .target, .address_size); PTX
+  /// entry names are not listed. What `check` and `probe` read.
+  verify,
+  full,     ///< plus the PTX entry names (`show`'s kernel counts)
 };
 
 struct EntryFacts {
@@ -115,7 +120,7 @@ class DecodeBudget {
 /// object is unreadable as ELF / fatbin / cubin. A wrapper that points at
 /// garbage ends the walk with DeviceCode::stopped set. Entry payloads that cannot be decoded do not fail the call: the
 /// entry's payload_error says why, and a warning is emitted. At
-/// Depth::full the payloads are decoded within `budget` (when null, a budget
+/// Depth::verify and Depth::full the payloads are decoded within `budget` (when null, a budget
 /// of this object's own size): entries past it are not decoded and share
 /// one payload_error, "decompression bomb: ...", with the figures.
 ///
