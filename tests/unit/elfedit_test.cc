@@ -1,0 +1,296 @@
+// The ELF editor (cuwheel/repair/elfedit.h) on the fixtures of
+// tests/fixtures/make_elfedit.sh: every edit re-read with cuwheel's own
+// reader, loaded with dlopen where the host can load it, and edited again
+// to show that a second pass changes nothing.
+#include "cuwheel/repair/elfedit.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cuwheel/base/source.h"
+#include "cuwheel/object/elf.h"
+
+namespace cuwheel::repair {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kDir = std::string(CUWHEEL_SOURCE_DIR) + "/tests/fixtures/elfedit/";
+
+std::vector<uint8_t> read_bytes(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+void write_bytes(const std::string& p, const std::vector<uint8_t>& b) {
+  std::ofstream f(p, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+
+// A folder of the test's own, removed at the end.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char t[] = "/tmp/cuwheel-elfedit-XXXXXX";
+    path = mkdtemp(t);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+struct Edited {
+  std::vector<uint8_t> bytes;
+  ElfEditResult result;
+};
+Edited edit(const std::vector<uint8_t>& in, const ElfEdits& e) {
+  auto plan = plan_elf_edit(ByteView(in.data(), in.size()), e);
+  EXPECT_TRUE(plan) << (plan ? "" : plan.error().message());
+  if (!plan) return {};
+  auto out = apply_elf_edit(ByteView(in.data(), in.size()), *plan);
+  EXPECT_EQ(out.size(), plan->result.size);
+  return {out, plan->result};
+}
+
+elf::File parse(const std::vector<uint8_t>& b) {
+  auto f = elf::File::parse(ByteView(b.data(), b.size()));
+  EXPECT_TRUE(f) << (f ? "" : f.error().message());
+  return std::move(*f);
+}
+
+std::vector<std::string> vn_files(const elf::File& f) {
+  std::vector<std::string> out;
+  auto v = f.version_needs();
+  EXPECT_TRUE(v);
+  if (v)
+    for (const auto& n : *v) out.push_back(n.file);
+  return out;
+}
+
+bool has_symbol(const elf::File& f, const std::string& name) {
+  auto syms = f.dynamic_symbols();
+  if (!syms) return false;
+  for (const auto& s : *syms)
+    if (s.name == name) return true;
+  return false;
+}
+
+// Loads `lib` and calls `fn` (int(void)); -1 when it does not load.
+int call(const std::string& lib, const char* fn) {
+  void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    ADD_FAILURE() << "dlopen " << lib << ": " << dlerror();
+    return -1;
+  }
+  auto f = reinterpret_cast<int (*)()>(dlsym(h, fn));
+  int r = f ? f() : -2;
+  dlclose(h);
+  return r;
+}
+
+TEST(ElfEdit, RunpathLongerIsAppendedAndStillLoads) {
+  TempDir t;
+  auto a = read_bytes(kDir + "libelfa.so");
+  ElfEdits e;
+  e.search_path = "$ORIGIN:$ORIGIN/../nvidia/cu13/lib";
+  Edited out = edit(a, e);
+  EXPECT_TRUE(out.result.changed);
+  EXPECT_TRUE(out.result.appended);  // longer than "/opt/lib/system"
+  elf::File f = parse(out.bytes);
+  ASSERT_TRUE(f.dynamic().runpath);
+  EXPECT_EQ(*f.dynamic().runpath, "$ORIGIN:$ORIGIN/../nvidia/cu13/lib");
+  EXPECT_FALSE(f.dynamic().rpath);
+  EXPECT_EQ(f.dynamic().needed, (std::vector<std::string>{"libelfb.so", "libc.so.6"}));
+  EXPECT_EQ(vn_files(f), (std::vector<std::string>{"libelfb.so", "libc.so.6"}));
+  EXPECT_TRUE(has_symbol(f, "system"));  // the tail-merged name is intact
+  // $ORIGIN finds libelfb.so beside it.
+  write_bytes(t.path + "/libelfa.so", out.bytes);
+  fs::copy_file(kDir + "libelfb.so", t.path + "/libelfb.so");
+  EXPECT_EQ(call(t.path + "/libelfa.so", "a_value"), 8);
+  // Again: nothing changes.
+  Edited again = edit(out.bytes, e);
+  EXPECT_FALSE(again.result.changed);
+  EXPECT_EQ(again.bytes, out.bytes);
+}
+
+TEST(ElfEdit, TailMergedStringIsNeverOverwritten) {
+  // "/x" fits in "/opt/lib/system", but "system" (a symbol) is its tail.
+  auto a = read_bytes(kDir + "libelfa.so");
+  ElfEdits e;
+  e.search_path = "/x";
+  Edited out = edit(a, e);
+  EXPECT_TRUE(out.result.appended);
+  elf::File f = parse(out.bytes);
+  EXPECT_EQ(*f.dynamic().runpath, "/x");
+  EXPECT_TRUE(has_symbol(f, "system"));
+}
+
+TEST(ElfEdit, RpathInsteadOfRunpathRetagsInPlace) {
+  auto a = read_bytes(kDir + "libelfa.so");
+  ElfEdits e;
+  e.search_path = "/opt/lib/system";  // same string, other tag
+  e.runpath = false;
+  Edited out = edit(a, e);
+  EXPECT_TRUE(out.result.changed);
+  EXPECT_FALSE(out.result.appended);
+  EXPECT_EQ(out.bytes.size(), a.size());
+  elf::File f = parse(out.bytes);
+  ASSERT_TRUE(f.dynamic().rpath);
+  EXPECT_EQ(*f.dynamic().rpath, "/opt/lib/system");
+  EXPECT_FALSE(f.dynamic().runpath);
+}
+
+TEST(ElfEdit, SonameInPlaceUnlessShared) {
+  auto a = read_bytes(kDir + "libelfa.so");
+  ElfEdits e;
+  e.soname = "libelfz.so";  // as long as libelfa.so, used by nothing else
+  Edited out = edit(a, e);
+  EXPECT_TRUE(out.result.changed);
+  EXPECT_FALSE(out.result.appended);
+  EXPECT_EQ(out.bytes.size(), a.size());
+  EXPECT_EQ(parse(out.bytes).dynamic().soname.value_or(""), "libelfz.so");
+  // libelfb.so's SONAME string is also its base version definition's name
+  // (.gnu.version_d): it is left alone and the new name appended.
+  auto b = read_bytes(kDir + "libelfb.so");
+  Edited outb = edit(b, e);
+  EXPECT_TRUE(outb.result.appended);
+  elf::File fb = parse(outb.bytes);
+  EXPECT_EQ(fb.dynamic().soname.value_or(""), "libelfz.so");
+  auto defs = fb.version_definitions();
+  ASSERT_TRUE(defs);
+  ASSERT_FALSE(defs->empty());
+  EXPECT_EQ(defs->front(), "libelfb.so");
+}
+
+TEST(ElfEdit, ReplaceNeededMovesVersionNeedsWithIt) {
+  TempDir t;
+  // A renamed copy of libelfb.so (as a graft would be), and libelfa.so
+  // pointed at it: NEEDED and .gnu.version_r together.
+  auto b = read_bytes(kDir + "libelfb.so");
+  ElfEdits rename;
+  rename.soname = "libelfb-0123abcd.so";
+  Edited b2 = edit(b, rename);
+  write_bytes(t.path + "/libelfb-0123abcd.so", b2.bytes);
+  auto a = read_bytes(kDir + "libelfa.so");
+  ElfEdits e;
+  e.replace_needed = {{"libelfb.so", "libelfb-0123abcd.so"}};
+  e.search_path = "$ORIGIN";
+  Edited out = edit(a, e);
+  elf::File f = parse(out.bytes);
+  EXPECT_EQ(f.dynamic().needed, (std::vector<std::string>{"libelfb-0123abcd.so", "libc.so.6"}));
+  EXPECT_EQ(vn_files(f), (std::vector<std::string>{"libelfb-0123abcd.so", "libc.so.6"}));
+  write_bytes(t.path + "/libelfa.so", out.bytes);
+  EXPECT_EQ(call(t.path + "/libelfa.so", "a_value"), 8);  // b_value@VERS_B found in the renamed file
+  // And back, as repair undoes a graft: the original name is restored.
+  ElfEdits back;
+  back.replace_needed = {{"libelfb-0123abcd.so", "libelfb.so"}};
+  Edited restored = edit(out.bytes, back);
+  elf::File r = parse(restored.bytes);
+  EXPECT_EQ(r.dynamic().needed, (std::vector<std::string>{"libelfb.so", "libc.so.6"}));
+  EXPECT_EQ(vn_files(r), (std::vector<std::string>{"libelfb.so", "libc.so.6"}));
+  // Replacing a NEEDED that is already the new name is done already.
+  Edited twice = edit(restored.bytes, back);
+  EXPECT_FALSE(twice.result.changed);
+}
+
+TEST(ElfEdit, AddingAPathMovesAFullDynamicTable) {
+  TempDir t;
+  auto c = read_bytes(kDir + "libelfc.so");
+  elf::File before = parse(c);
+  EXPECT_FALSE(before.dynamic().runpath);
+  ElfEdits e;
+  e.search_path = "$ORIGIN";
+  Edited out = edit(c, e);
+  EXPECT_TRUE(out.result.changed);
+  elf::File f = parse(out.bytes);
+  EXPECT_EQ(f.dynamic().runpath.value_or(""), "$ORIGIN");
+  EXPECT_EQ(f.dynamic().needed, before.dynamic().needed);
+  EXPECT_EQ(f.dynamic().soname, before.dynamic().soname);
+  write_bytes(t.path + "/libelfc.so", out.bytes);
+  fs::copy_file(kDir + "libelfb.so", t.path + "/libelfb.so");
+  EXPECT_EQ(call(t.path + "/libelfc.so", "c_value"), 9);
+  // Adding a further tag now fits the spare DT_NULLs of the moved table.
+  ElfEdits e2;
+  e2.search_path = "$ORIGIN";
+  e2.runpath = false;
+  e2.soname = "libelfc.so";
+  Edited again = edit(out.bytes, e2);
+  EXPECT_FALSE(again.result.appended);
+  EXPECT_EQ(parse(again.bytes).dynamic().rpath.value_or(""), "$ORIGIN");
+}
+
+TEST(ElfEdit, RemoveNeededDropsItsVersionNeeds) {
+  auto a = read_bytes(kDir + "libelfa.so");
+  ElfEdits e;
+  e.remove_needed = {"libelfb.so"};
+  Edited out = edit(a, e);
+  EXPECT_TRUE(out.result.changed);
+  elf::File f = parse(out.bytes);
+  EXPECT_EQ(f.dynamic().needed, (std::vector<std::string>{"libc.so.6"}));
+  EXPECT_EQ(vn_files(f), (std::vector<std::string>{"libc.so.6"}));
+  auto syms = f.dynamic_symbols();
+  ASSERT_TRUE(syms);
+  for (const auto& s : *syms)
+    if (s.name == "b_value") {
+      EXPECT_EQ(s.version, "");  // was b_value@VERS_B
+    }
+  Edited again = edit(out.bytes, e);
+  EXPECT_FALSE(again.result.changed);
+}
+
+TEST(ElfEdit, EditFileIsAtomicAndLeavesTheInput) {
+  TempDir t;
+  const std::string in = t.path + "/in.so", out = t.path + "/out.so";
+  fs::copy_file(kDir + "libelfa.so", in);
+  auto before = read_bytes(in);
+  ElfEdits e;
+  e.search_path = "$ORIGIN/../lib";
+  auto r = edit_elf_file(in, out, e);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(read_bytes(in), before);
+  auto plan = plan_elf_edit(ByteView(before.data(), before.size()), e);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(read_bytes(out), apply_elf_edit(ByteView(before.data(), before.size()), *plan));
+  EXPECT_EQ(fs::status(out).permissions(), fs::status(in).permissions());
+  for (const auto& ent : fs::directory_iterator(t.path))
+    EXPECT_EQ(ent.path().string().find(".tmp."), std::string::npos) << ent.path();
+}
+
+TEST(ElfEdit, Errors) {
+  auto a = read_bytes(kDir + "libelfa.so");
+  auto plan = [&](const std::vector<uint8_t>& b, const ElfEdits& e) { return plan_elf_edit(ByteView(b.data(), b.size()), e); };
+  ElfEdits missing;
+  missing.replace_needed = {{"libnothere.so", "libx.so"}};
+  auto r = plan(a, missing);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("libnothere.so"), std::string::npos);
+  ElfEdits empty;
+  empty.soname = "";
+  EXPECT_FALSE(plan(a, empty));
+  ElfEdits nul;
+  nul.search_path = std::string("a\0b", 3);
+  EXPECT_FALSE(plan(a, nul));
+  ElfEdits both;
+  both.replace_needed = {{"libelfb.so", "x.so"}};
+  both.remove_needed = {"libelfb.so"};
+  EXPECT_FALSE(plan(a, both));
+  ElfEdits ok;
+  ok.search_path = "$ORIGIN";
+  EXPECT_FALSE(plan(std::vector<uint8_t>{1, 2, 3}, ok));
+  std::vector<uint8_t> elf32(a);
+  elf32[4] = 1;
+  auto r32 = plan(elf32, ok);
+  ASSERT_FALSE(r32);
+  EXPECT_NE(r32.error().message().find("32-bit"), std::string::npos);
+  // Every truncation fails cleanly or plans an edit of what is left.
+  for (size_t n = 0; n < a.size(); n += 97) {
+    std::vector<uint8_t> cut(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n));
+    auto p = plan(cut, ok);
+    if (p) (void)apply_elf_edit(ByteView(cut.data(), cut.size()), *p);
+  }
+}
+
+}  // namespace
+}  // namespace cuwheel::repair
