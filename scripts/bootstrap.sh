@@ -19,6 +19,7 @@ packages=(
   clang-14 libclang-rt-14-dev   # the test tree: libFuzzer and the sanitizer runtimes
   ccache                        # rebuilds of the trees reuse unchanged objects
   python3 zip unzip
+  elfutils                      # tests: eu-elflint checks what the ELF editor writes
 )
 
 missing=()

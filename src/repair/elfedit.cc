@@ -53,7 +53,6 @@ void put32(std::vector<uint8_t>& b, size_t at, uint32_t v) { std::memcpy(b.data(
 void put64(std::vector<uint8_t>& b, size_t at, uint64_t v) { std::memcpy(b.data() + at, &v, 8); }
 ElfPatch patch16(uint64_t off, uint16_t v) { ElfPatch p{off, std::vector<uint8_t>(2)}; put16(p.bytes, 0, v); return p; }
 ElfPatch patch32(uint64_t off, uint32_t v) { ElfPatch p{off, std::vector<uint8_t>(4)}; put32(p.bytes, 0, v); return p; }
-ElfPatch patch64(uint64_t off, uint64_t v) { ElfPatch p{off, std::vector<uint8_t>(8)}; put64(p.bytes, 0, v); return p; }
 
 struct Phdr {
   uint64_t at;  // file offset of the header
@@ -63,7 +62,7 @@ struct Phdr {
 struct Shdr {
   uint64_t at;
   uint32_t type;
-  uint64_t addr, offset, size;
+  uint64_t flags, addr, offset, size;
   uint32_t link, info;
 };
 struct Dyn {
@@ -157,6 +156,7 @@ class Editor {
         Shdr s{};
         s.at = shoff_ + i * kShdr;
         get(s.at + 4, s.type);
+        get(s.at + 8, s.flags);
         get(s.at + 16, s.addr);
         get(s.at + 24, s.offset);
         get(s.at + 32, s.size);
@@ -532,19 +532,14 @@ class Editor {
         }
     }
 
-    // The new dynamic table's entries.
+    // The new segment, when one is needed: [the sections that followed the
+    // program header table][.dynstr copy][.dynamic copy]. The program
+    // header table grows by one entry where it is (in the first PT_LOAD,
+    // after the ELF header, as a linker puts it: objcopy and strip expect
+    // it there) over the bytes of the sections that followed it; those move
+    // into the new segment as one block, so their layout is kept.
     const uint64_t new_vaddr_base = next_vaddr();
     const uint64_t seg_off = align_up(d_.size(), page());
-    uint64_t dynstr_vaddr = strtab_vaddr_, dynstr_size = dynstr_.size() + extra.size();
-    // The new segment: [program headers][.dynstr copy][.dynamic copy]. The
-    // program headers open it, as in the first PT_LOAD of a linked file:
-    // objcopy and strip expect a segment holding them to start with them.
-    const uint64_t phdr_bytes = (ph_.size() + 1) * kPhdr;
-    if (new_strtab) dynstr_vaddr = new_vaddr_base + phdr_bytes;
-    for (auto& e : dyn_) {
-      if (e.tag == DT_STRTAB) e.val = dynstr_vaddr;
-      if (e.tag == DT_STRSZ) e.val = dynstr_size;
-    }
     const bool move_dyn = dyn_.size() + 1 > dyn_cap_;
     const bool append = new_strtab || move_dyn;
     auto dyn_bytes = [&](uint64_t slots) {
@@ -555,7 +550,6 @@ class Editor {
       }
       return b;
     };
-
     auto& P = plan_.patches;
     P.insert(P.end(), string_patches.begin(), string_patches.end());
     P.insert(P.end(), ver_patches.begin(), ver_patches.end());
@@ -565,19 +559,74 @@ class Editor {
       plan_.result.size = d_.size();
       return Ok{};
     }
+    if (sh_.empty()) return Error("no section headers: the sections after the program headers cannot be found to move");
 
-    // The new segment: [.dynstr copy][.dynamic copy][program headers].
+    // The block: every allocated section overlapping the table's new entry,
+    // and every one overlapping those.
+    const uint64_t ph_end = phoff_ + ph_.size() * kPhdr, ph_new_end = ph_end + kPhdr;
+    uint64_t lo = ph_end, hi = ph_new_end;
+    std::vector<size_t> movers;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (size_t i = 0; i < sh_.size(); ++i) {
+        const Shdr& sh = sh_[i];
+        if (!(sh.flags & 2) || sh.type == 8 /*NOBITS*/ || sh.size == 0) continue;
+        if (std::find(movers.begin(), movers.end(), i) != movers.end()) continue;
+        if (sh.offset < hi && sh.offset + sh.size > lo) {
+          movers.push_back(i);
+          lo = std::min(lo, sh.offset);
+          hi = std::max(hi, sh.offset + sh.size);
+          grew = true;
+        }
+      }
+    }
+    const Phdr* interp = nullptr;
+    for (const auto& h : ph_)
+      if (h.type == 3) interp = &h;
+    for (size_t i : movers) {
+      const Shdr& sh = sh_[i];
+      const bool movable = sh.type == 7 /*NOTE*/ || sh.type == 5 /*HASH*/ || sh.type == 0x6ffffff6 /*GNU_HASH*/ ||
+                           sh.type == SHT_DYNSYM || (sh.type == SHT_STRTAB && sh.offset == strtab_off_) ||
+                           sh.type == 0x6fffffff || sh.type == SHT_GNU_VERNEED || sh.type == 0x6ffffffd ||
+                           sh.type == 4 /*RELA*/ || sh.type == 9 /*REL*/ || (interp && sh.addr == interp->vaddr);
+      if (!movable || lo < ph_end)
+        return Error("the section at " + hex(sh.offset) + " (type " + hex(sh.type) +
+                     ") follows the program headers and cannot be moved to make room for one more");
+    }
+    const Phdr* first = nullptr;
+    for (const auto& h : ph_)
+      if (h.type == PT_LOAD && h.offset <= phoff_ && ph_new_end <= h.offset + h.filesz && hi <= h.offset + h.filesz)
+        first = &h;
+    if (!first) return Error("the program header table is not in a PT_LOAD segment with room for one more entry");
+    const uint64_t lo_vaddr = first->vaddr + (lo - first->offset), hi_vaddr = lo_vaddr + (hi - lo);
+
     std::vector<uint8_t>& t = plan_.tail;
-    const uint64_t phdr_at = 0;
-    t.resize(phdr_bytes, 0);
+    const uint64_t block_at = lo % 64;  // same alignment modulo 64 as where it was
+    t.resize(block_at, 0);
+    t.insert(t.end(), d_.begin() + static_cast<std::ptrdiff_t>(lo), d_.begin() + static_cast<std::ptrdiff_t>(hi));
+    const uint64_t delta_off = seg_off + block_at - lo;
+    const uint64_t delta_vaddr = new_vaddr_base + block_at - lo_vaddr;
+    auto in_block = [&](uint64_t vaddr) { return vaddr >= lo_vaddr && vaddr < hi_vaddr; };
+    static const int64_t kAddrTags[] = {DT_HASH, DT_STRTAB, DT_SYMTAB, 7 /*RELA*/, 17 /*REL*/, 23 /*JMPREL*/,
+                                        0x6ffffef5 /*GNU_HASH*/, DT_VERSYM, DT_VERDEF, DT_VERNEED, 36 /*RELR*/};
+    for (auto& e : dyn_)
+      if (std::find(std::begin(kAddrTags), std::end(kAddrTags), e.tag) != std::end(kAddrTags) && in_block(e.val))
+        e.val += delta_vaddr;
     uint64_t dynstr_at = 0, dyn_at = 0;
+    const uint64_t dynstr_size = dynstr_.size() + extra.size();
+    uint64_t dynstr_vaddr = 0;
     if (new_strtab) {
       dynstr_at = t.size();
       t.insert(t.end(), dynstr_.begin(), dynstr_.end());
       // In-place patches of the old .dynstr apply to the copy as well.
-      for (const auto& p : string_patches)
-        std::memcpy(t.data() + dynstr_at + (p.offset - strtab_off_), p.bytes.data(), p.bytes.size());
+      for (const auto& sp : string_patches)
+        std::memcpy(t.data() + dynstr_at + (sp.offset - strtab_off_), sp.bytes.data(), sp.bytes.size());
       t.insert(t.end(), extra.begin(), extra.end());
+      dynstr_vaddr = new_vaddr_base + dynstr_at;
+      for (auto& e : dyn_) {
+        if (e.tag == DT_STRTAB) e.val = dynstr_vaddr;
+        if (e.tag == DT_STRSZ) e.val = dynstr_size;
+      }
     }
     uint64_t dyn_slots = dyn_cap_;
     if (move_dyn) {
@@ -589,8 +638,31 @@ class Editor {
     } else {
       P.push_back({dyn_off_, dyn_bytes(dyn_cap_)});
     }
-    // Program headers: the old ones, the new PT_LOAD after the last PT_LOAD.
+    const uint64_t seg_size = t.size();
+
+    // Program headers: the old ones (what moved pointed at its new place),
+    // the new PT_LOAD after the last PT_LOAD; written where they were.
     std::vector<Phdr> ph = ph_;
+    for (auto& h : ph) {
+      if (h.type == PT_LOAD) continue;
+      if (h.type == PT_PHDR) {
+        h.filesz += kPhdr;
+        h.memsz += kPhdr;
+        continue;
+      }
+      if (h.type == PT_DYNAMIC && move_dyn) {
+        h.offset = seg_off + dyn_at;
+        h.vaddr = h.paddr = new_vaddr_base + dyn_at;
+        h.filesz = h.memsz = dyn_slots * kDyn;
+        continue;
+      }
+      if (h.filesz && in_block(h.vaddr)) {
+        if (h.vaddr + h.filesz > hi_vaddr) return Error("segment at " + hex(h.offset) + " runs out of the moved block");
+        h.offset += delta_off;
+        h.vaddr += delta_vaddr;
+        h.paddr += delta_vaddr;
+      }
+    }
     Phdr load{};
     load.type = PT_LOAD;
     // PF_R, and PF_W when .dynamic moves here: glibc before 2.35 adjusts
@@ -598,40 +670,26 @@ class Editor {
     load.flags = move_dyn ? (4 | 2) : 4;
     load.offset = seg_off;
     load.vaddr = load.paddr = new_vaddr_base;
+    load.filesz = load.memsz = seg_size;
     load.align = page();
     size_t last_load = 0;
     for (size_t i = 0; i < ph.size(); ++i)
       if (ph[i].type == PT_LOAD) last_load = i;
     ph.insert(ph.begin() + static_cast<std::ptrdiff_t>(last_load + 1), load);
-    const uint64_t phdr_size = ph.size() * kPhdr;
-    const uint64_t seg_size = t.size();
-    for (auto& p : ph) {
-      if (p.type == PT_LOAD && p.offset == seg_off && p.vaddr == new_vaddr_base) p.filesz = p.memsz = seg_size;
-      if (p.type == PT_PHDR) {
-        p.offset = seg_off + phdr_at;
-        p.vaddr = p.paddr = new_vaddr_base + phdr_at;
-        p.filesz = p.memsz = phdr_size;
-      }
-      if (p.type == PT_DYNAMIC && move_dyn) {
-        p.offset = seg_off + dyn_at;
-        p.vaddr = p.paddr = new_vaddr_base + dyn_at;
-        p.filesz = p.memsz = dyn_slots * kDyn;
-      }
-    }
+    if (ph.size() > 0xfffe) return Error("too many program headers");
+    std::vector<uint8_t> table(ph.size() * kPhdr);
     for (size_t i = 0; i < ph.size(); ++i) {
-      const size_t a = phdr_at + i * kPhdr;
-      put32(t, a, ph[i].type);
-      put32(t, a + 4, ph[i].flags);
-      put64(t, a + 8, ph[i].offset);
-      put64(t, a + 16, ph[i].vaddr);
-      put64(t, a + 24, ph[i].paddr);
-      put64(t, a + 32, ph[i].filesz);
-      put64(t, a + 40, ph[i].memsz);
-      put64(t, a + 48, ph[i].align);
+      const size_t at = i * kPhdr;
+      put32(table, at, ph[i].type);
+      put32(table, at + 4, ph[i].flags);
+      put64(table, at + 8, ph[i].offset);
+      put64(table, at + 16, ph[i].vaddr);
+      put64(table, at + 24, ph[i].paddr);
+      put64(table, at + 32, ph[i].filesz);
+      put64(table, at + 40, ph[i].memsz);
+      put64(table, at + 48, ph[i].align);
     }
     plan_.tail_offset = seg_off;
-    // The ELF header: the program header table moved and grew.
-    P.push_back(patch64(0x20, seg_off + phdr_at));
     P.push_back(patch16(0x38, static_cast<uint16_t>(ph.size())));
     // Section headers: what moved gets its new place, and the table is
     // sorted by file offset again (the moved sections last), because
@@ -654,6 +712,11 @@ class Editor {
           put64(raw[i], 16, new_vaddr_base + dyn_at);
           put64(raw[i], 24, seg_off + dyn_at);
           put64(raw[i], 32, dyn_slots * kDyn);
+        }
+        if (std::find(movers.begin(), movers.end(), i) != movers.end() &&
+            !(new_strtab && sh.type == SHT_STRTAB && sh.offset == strtab_off_)) {
+          put64(raw[i], 16, sh.addr + delta_vaddr);
+          put64(raw[i], 24, sh.offset + delta_off);
         }
       }
       auto off_of = [&](size_t i) {
@@ -703,11 +766,19 @@ class Editor {
         }
       }
     }
-    if (ph.size() > 0xfffe) return Error("too many program headers");
+    // Patches of bytes that moved apply to their copy in the block; then the
+    // grown program header table goes over the block's old place.
+    for (size_t k = 0, n = P.size(); k < n; ++k) {
+      const ElfPatch& pt = P[k];
+      if (pt.offset >= lo && pt.offset + pt.bytes.size() <= hi)
+        std::memcpy(t.data() + block_at + (pt.offset - lo), pt.bytes.data(), pt.bytes.size());
+    }
+    P.push_back({phoff_, table});
     plan_.result.appended = true;
     plan_.result.size = seg_off + seg_size;
     plan_.result.changes.push_back("new PT_LOAD at " + hex(seg_off) + " (vaddr " + hex(new_vaddr_base) + ", " +
-                                   std::to_string(seg_size) + " bytes): program headers" + (new_strtab ? ", .dynstr" : "") +
+                                   std::to_string(seg_size) + " bytes): " + std::to_string(movers.size()) +
+                                   " section(s) moved from after the program headers" + (new_strtab ? ", .dynstr" : "") +
                                    (move_dyn ? ", .dynamic" : ""));
     return Ok{};
   }

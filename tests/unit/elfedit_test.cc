@@ -258,6 +258,46 @@ TEST(ElfEdit, EditFileIsAtomicAndLeavesTheInput) {
     EXPECT_EQ(ent.path().string().find(".tmp."), std::string::npos) << ent.path();
 }
 
+// The edited fixtures pass eu-elflint --gnu-ld (when elfutils is
+// installed; scripts/bootstrap.sh installs it) and still load after strip.
+TEST(ElfEdit, OutputsPassElflintAndSurviveStrip) {
+  TempDir t;
+  fs::copy_file(kDir + "libelfb.so", t.path + "/libelfb.so");
+  struct Case {
+    const char* in;
+    ElfEdits e;
+    const char* fn;
+    int want;
+  };
+  std::vector<Case> cases(3);
+  cases[0] = {"libelfa.so", {}, "a_value", 8};
+  cases[0].e.search_path = "$ORIGIN:$ORIGIN/../nvidia/cu13/lib";
+  cases[1] = {"libelfc.so", {}, "c_value", 9};
+  cases[1].e.search_path = "$ORIGIN";
+  cases[2] = {"libelfa.so", {}, "a_value", 8};
+  cases[2].e.search_path = "$ORIGIN";
+  cases[2].e.runpath = false;
+  cases[2].e.soname = "libelfa-0123abcd.so";
+  const bool have_elflint = std::system("command -v eu-elflint >/dev/null 2>&1") == 0;
+  const bool have_strip = std::system("command -v strip >/dev/null 2>&1") == 0;
+  ASSERT_TRUE(have_strip) << "strip (binutils) is needed by this test";
+  int n = 0;
+  for (const auto& c : cases) {
+    Edited out = edit(read_bytes(kDir + c.in), c.e);
+    ASSERT_TRUE(out.result.appended);
+    const std::string p = t.path + "/case" + std::to_string(n++) + ".so";
+    write_bytes(p, out.bytes);
+    if (have_elflint) {
+      EXPECT_EQ(std::system(("eu-elflint --gnu-ld --quiet '" + p + "' >/dev/null 2>&1").c_str()), 0) << p;
+    }
+    const std::string s = p + ".stripped.so";
+    fs::copy_file(p, s);
+    ASSERT_EQ(std::system(("strip '" + s + "' 2>/dev/null").c_str()), 0);
+    EXPECT_EQ(call(p, c.fn), c.want);
+    EXPECT_EQ(call(s, c.fn), c.want) << "after strip";
+  }
+}
+
 TEST(ElfEdit, Errors) {
   auto a = read_bytes(kDir + "libelfa.so");
   auto plan = [&](const std::vector<uint8_t>& b, const ElfEdits& e) { return plan_elf_edit(ByteView(b.data(), b.size()), e); };
