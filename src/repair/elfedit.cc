@@ -324,7 +324,9 @@ class Editor {
   Status apply_edits() {
     ElfEditResult& r = plan_.result;
     std::set<std::string> removing(e_.remove_needed.begin(), e_.remove_needed.end());
-    for (const auto& [from, to] : e_.replace_needed) {
+    for (const auto& rn : e_.replace_needed) {
+      const std::string& from = rn.first;
+      const std::string& to = rn.second;
       if (auto s = valid_name("new NEEDED for " + from, to); !s) return s;
       if (removing.count(from)) return Error("NEEDED " + from + " is both replaced and removed");
       bool found = false;

@@ -661,6 +661,14 @@ Expected<Blob> Wheel::read(const ZipMember& m) {
   return blob;
 }
 
+Expected<uint64_t> Wheel::data_offset(const ZipMember& m) const {
+  auto o = cuwheel::data_offset(*impl_->src, m);
+  if (!o) return o.error().context(impl_->where(m));
+  return o;
+}
+
+bool Wheel::file_backed() const { return impl_->memory.size() == 0 && dynamic_cast<const FdSource*>(impl_->src.get()); }
+
 Expected<Blob> Wheel::read_isal(const ZipMember& m, bool spill) {
   Impl& I = *impl_;
   const std::string where = I.where(m);

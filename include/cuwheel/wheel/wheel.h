@@ -144,6 +144,15 @@ class Wheel {
   /// file errors.
   Expected<Blob> read(const ZipMember& member);
 
+  /// The file offset of a member's compressed data: after its local header,
+  /// whose name and extra-field lengths may differ from the central
+  /// directory's (APPNOTE 4.3.7). Errors: no local header there; data that
+  /// runs past the end of the archive.
+  Expected<uint64_t> data_offset(const ZipMember& member) const;
+  /// True when the wheel was opened from a file (open()), so that path()
+  /// names the file its members' bytes are in.
+  bool file_backed() const;
+
   /// Reads at most the first `n` bytes of a member (fewer when the member
   /// is shorter), decompressing only what that needs. The CRC is not
   /// checked (the member is not read to its end). Errors as read(), except
