@@ -679,7 +679,11 @@ int run_probe() {
       return kExitUnreadable;
     }
     if (o.format == "json") {
-      json doc{{"schema", 1}, {"tool", "cuwheel " CUWHEEL_VERSION}, {"command", "probe"}, {"host", host_json(*host)}};
+      json doc{{"schema", 1},
+               {"tool", "cuwheel " CUWHEEL_VERSION},
+               {"command", "probe"},
+               {"host", host_json(*host)},
+               {"exit", host->state == probe::HostState::ok ? kExitOk : kExitFindings}};
       std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
       print_host_text(*host);
