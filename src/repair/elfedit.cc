@@ -148,6 +148,15 @@ class Editor {
       get(p.at + 48, p.align);
       if (p.type == PT_LOAD && !in_bounds(d_.size(), p.offset, p.filesz))
         return err("PT_LOAD segment runs past the end of the file", p.at);
+      // The new segment is aligned like the others: an alignment that is no
+      // power of two or above 64 MiB (real files use 4 KiB to 2 MiB), or an
+      // address range that wraps, is no file to extend.
+      uint64_t end = 0;
+      if (p.type == PT_LOAD && (p.align > (uint64_t{1} << 26) || (p.align & (p.align - 1)) != 0 ||
+                                add_overflow(p.vaddr, p.memsz, end) || end > (uint64_t{1} << 62)))
+        return err("PT_LOAD segment with alignment " + hex(p.align) + " or address range " + hex(p.vaddr) + "+" +
+                       hex(p.memsz) + " that cannot be extended",
+                   p.at);
       ph_.push_back(p);
     }
     // Section headers are optional (a stripped file may lack them).
@@ -255,6 +264,7 @@ class Editor {
       uint64_t at = *base;
       for (uint64_t i = 0; i < count; ++i) {
         if (!in_bounds(d_.size(), at, 16)) return err("Elf64_Verneed runs past the end", at);
+        if (++records_ > kMaxVersionRecords) return err("more than a million version records", at);
         Verneed v{};
         v.at = at;
         uint16_t cnt = 0;
@@ -268,6 +278,7 @@ class Editor {
         uint64_t a = at + aux;
         for (uint16_t k = 0; k < cnt; ++k) {
           if (!in_bounds(d_.size(), a, 16)) return err("Elf64_Vernaux runs past the end", a);
+          if (++records_ > kMaxVersionRecords) return err("more than a million version records", a);
           uint16_t other = 0;
           uint32_t name = 0, next = 0;
           get(a + 6, other);
@@ -293,6 +304,7 @@ class Editor {
       uint64_t at = *base;
       for (uint64_t i = 0; i < count; ++i) {
         if (!in_bounds(d_.size(), at, 20)) return err("Elf64_Verdef runs past the end", at);
+        if (++records_ > kMaxVersionRecords) return err("more than a million version records", at);
         uint16_t cnt = 0;
         uint32_t aux = 0, next = 0;
         get(at + 6, cnt);
@@ -301,6 +313,7 @@ class Editor {
         uint64_t a = at + aux;
         for (uint16_t k = 0; k < cnt; ++k) {
           if (!in_bounds(d_.size(), a, 8)) return err("Elf64_Verdaux runs past the end", a);
+          if (++records_ > kMaxVersionRecords) return err("more than a million version records", a);
           uint32_t name = 0, anext = 0;
           get(a, name);
           get(a + 4, anext);
@@ -568,18 +581,22 @@ class Editor {
     const uint64_t ph_end = phoff_ + ph_.size() * kPhdr, ph_new_end = ph_end + kPhdr;
     uint64_t lo = ph_end, hi = ph_new_end;
     std::vector<size_t> movers;
-    for (bool grew = true; grew;) {
-      grew = false;
-      for (size_t i = 0; i < sh_.size(); ++i) {
+    {
+      std::vector<size_t> cand;
+      for (size_t i = 0; i < sh_.size(); ++i)
+        if ((sh_[i].flags & 2) && sh_[i].type != 8 /*NOBITS*/ && sh_[i].size != 0) cand.push_back(i);
+      std::sort(cand.begin(), cand.end(), [&](size_t x, size_t y) { return sh_[x].offset < sh_[y].offset; });
+      // In offset order, each section that starts before the block's end
+      // and ends after its start joins it (and may extend its end).
+      for (size_t i : cand) {
         const Shdr& sh = sh_[i];
-        if (!(sh.flags & 2) || sh.type == 8 /*NOBITS*/ || sh.size == 0) continue;
-        if (std::find(movers.begin(), movers.end(), i) != movers.end()) continue;
-        if (sh.offset < hi && sh.offset + sh.size > lo) {
-          movers.push_back(i);
-          lo = std::min(lo, sh.offset);
-          hi = std::max(hi, sh.offset + sh.size);
-          grew = true;
-        }
+        if (sh.offset >= hi) break;
+        uint64_t end = 0;
+        if (add_overflow(sh.offset, sh.size, end)) end = UINT64_MAX;
+        if (end <= lo) continue;
+        movers.push_back(i);
+        lo = std::min(lo, sh.offset);
+        hi = std::max(hi, end);
       }
     }
     const Phdr* interp = nullptr;
@@ -587,6 +604,8 @@ class Editor {
       if (h.type == 3) interp = &h;
     for (size_t i : movers) {
       const Shdr& sh = sh_[i];
+      if (!in_bounds(d_.size(), sh.offset, sh.size))
+        return Error("the section at " + hex(sh.offset) + " (" + std::to_string(sh.size) + " bytes) runs past the end of the file");
       const bool movable = sh.type == 7 /*NOTE*/ || sh.type == 5 /*HASH*/ || sh.type == 0x6ffffff6 /*GNU_HASH*/ ||
                            sh.type == SHT_DYNSYM || (sh.type == SHT_STRTAB && sh.offset == strtab_off_) ||
                            sh.type == 0x6fffffff || sh.type == SHT_GNU_VERNEED || sh.type == 0x6ffffffd ||
@@ -845,6 +864,10 @@ class Editor {
   std::vector<size_t> removed_verneed_;
   std::vector<std::pair<uint64_t, uint32_t>> vn_field_;
   std::set<uint64_t> overwritten_;
+  // Version records read, bounded: a hostile table of self-overlapping
+  // entries must not take quadratic time.
+  static constexpr uint64_t kMaxVersionRecords = 1u << 20;
+  uint64_t records_ = 0;
 };
 
 }  // namespace

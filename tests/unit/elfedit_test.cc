@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -296,6 +297,22 @@ TEST(ElfEdit, OutputsPassElflintAndSurviveStrip) {
     EXPECT_EQ(call(p, c.fn), c.want);
     EXPECT_EQ(call(s, c.fn), c.want) << "after strip";
   }
+}
+
+// fuzz_elfedit found this: a PT_LOAD aligned to 2^40 made the new
+// segment's offset (and the in-memory output) that large. Such a file is
+// refused (fuzz/corpus/elfedit/regression-huge-alignment).
+TEST(ElfEdit, HugeSegmentAlignmentIsRefused) {
+  auto a = read_bytes(kDir + "libelfa.so");
+  uint64_t phoff = 0;
+  std::memcpy(&phoff, a.data() + 0x20, 8);
+  const uint64_t align = uint64_t{1} << 40;
+  std::memcpy(a.data() + phoff + 48, &align, 8);  // the first program header's p_align
+  ElfEdits e;
+  e.search_path = "$ORIGIN:$ORIGIN/../nvidia/cu13/lib";
+  auto p = plan_elf_edit(ByteView(a.data(), a.size()), e);
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message().find("cannot be extended"), std::string::npos) << p.error().message();
 }
 
 TEST(ElfEdit, Errors) {
