@@ -771,18 +771,39 @@ class Editor {
         std::memcpy(table.data() + k * kShdr, h.data(), kShdr);
       }
       P.push_back({shoff_, table});
-      if (renumber) {
+      // How far each moved section's addresses moved, by its old index.
+      std::map<uint16_t, uint64_t> moved_by;
+      for (size_t i = 0; i < sh_.size() && i < 0xff00; ++i) {
+        const Shdr& sh = sh_[i];
+        if (new_strtab && sh.type == SHT_STRTAB && sh.offset == strtab_off_ && sh.size == dynstr_.size())
+          moved_by[static_cast<uint16_t>(i)] = dynstr_vaddr - sh.addr;
+        else if (move_dyn && sh.type == SHT_DYNAMIC)
+          moved_by[static_cast<uint16_t>(i)] = new_vaddr_base + dyn_at - sh.addr;
+        else if (std::find(movers.begin(), movers.end(), i) != movers.end())
+          moved_by[static_cast<uint16_t>(i)] = delta_vaddr;
+      }
+      if (renumber || !moved_by.empty()) {
         uint16_t shstrndx = 0;
         get(0x3e, shstrndx);
-        if (shstrndx && shstrndx < 0xff00) P.push_back(patch16(0x3e, static_cast<uint16_t>(remap(shstrndx))));
+        if (renumber && shstrndx && shstrndx < 0xff00)
+          P.push_back(patch16(0x3e, static_cast<uint16_t>(remap(shstrndx))));
         for (const auto& sh : sh_) {
           if (sh.type != SHT_DYNSYM && sh.type != 2 /*SHT_SYMTAB*/) continue;
           if (!in_bounds(d_.size(), sh.offset, sh.size)) continue;
           for (uint64_t at = sh.offset; at + kSym <= sh.offset + sh.size; at += kSym) {
             uint16_t shndx = 0;
             get(at + 6, shndx);
-            if (shndx != 0 && shndx < 0xff00 && remap(shndx) != shndx)
+            if (renumber && shndx != 0 && shndx < 0xff00 && remap(shndx) != shndx)
               P.push_back(patch16(at + 6, static_cast<uint16_t>(remap(shndx))));
+            // A symbol in a section that moved (section symbols, _DYNAMIC)
+            // moves with it.
+            if (auto it = moved_by.find(shndx); it != moved_by.end()) {
+              uint64_t value = 0;
+              get(at + 8, value);
+              std::vector<uint8_t> b(8);
+              put64(b, 0, value + it->second);
+              P.push_back({at + 8, b});
+            }
           }
         }
       }
