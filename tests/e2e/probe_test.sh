@@ -167,7 +167,7 @@ contains "load disagrees" "$WORK/out" "MISMATCH"
 expect_status 2 "load needs a path" withdrv probe --load
 expect_status 2 "load with --driver" withdrv probe --load --driver 12.8 "$M/libm01_sm90.so"
 # m18's PTX ISA is outside the tables: nothing compared, not "agree".
-expect_status 0 "load not compared" withdrv probe --load "$M/libm18_ptx75_isa99.so"
+expect_status 1 "load not compared" withdrv probe --load "$M/libm18_ptx75_isa99.so"
 contains "load not compared" "$WORK/out" "not compared"
 # A failing driver is reported by --load itself, with no note before it.
 FAKE_CUINIT=34 LD_LIBRARY_PATH=$D "$CUWHEEL" probe --load "$M/libm01_sm90.so" >"$WORK/out" 2>&1

@@ -595,10 +595,13 @@ int run_load(const ProbeOptions& o, const probe::HostReport& host, const std::op
         }
         jlibs.push_back({{"member", member}, {"images", jimages}});
       }
+      if (jlibs.empty() && o.format == "text")
+        std::cout << "  no device code (no cubin, PTX or LTO-IR outside relocatable objects): nothing to load\n";
       inputs.push_back({{"path", m.path}, {"libraries", jlibs}});
     }
   }
-  int rc = !unreadable.empty() ? kExitUnreadable : compared == agreed ? kExitOk : kExitFindings;
+  // Nothing compared proves nothing: not a pass.
+  int rc = !unreadable.empty() ? kExitUnreadable : compared > 0 && compared == agreed ? kExitOk : kExitFindings;
   if (o.format == "json") {
     json jg = json::array();
     for (const auto& g : host.gpus) jg.push_back(gpu_json(g));
