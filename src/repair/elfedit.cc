@@ -239,8 +239,10 @@ class Editor {
             get(*ho + 4, nchain);
             nsyms = nchain;
           }
-      if (!nsyms && val(DT_SYMTAB))
-        return Error("no .dynsym section header and no DT_HASH: the dynamic symbols cannot be counted");
+      if (!nsyms)
+        if (auto g = val(0x6ffffef5 /*DT_GNU_HASH*/)) nsyms = gnu_hash_count(*g);
+      if (!nsyms)
+        return Error("no .dynsym section header, DT_HASH or readable DT_GNU_HASH: the dynamic symbols cannot be counted");
       auto so = to_offset(*symtab, nsyms * kSym);
       if (!so) return err("DT_SYMTAB (" + std::to_string(nsyms) + " symbols) is not mapped by a PT_LOAD", dyn_off_);
       for (uint64_t i = 0; i < nsyms; ++i) {
@@ -326,6 +328,35 @@ class Editor {
       }
     }
     return Ok{};
+  }
+
+  // The number of dynamic symbols a DT_GNU_HASH table implies: one past
+  // the last symbol of the longest chain of the highest bucket (the
+  // table's layout: nbuckets, symoffset, bloom_size, bloom_shift, the bloom
+  // words, the buckets, then one chain word per hashed symbol, the last of
+  // a chain with bit 0 set). 0 when the table is unreadable.
+  uint64_t gnu_hash_count(uint64_t vaddr) const {
+    auto h = to_offset(vaddr, 16);
+    if (!h) return 0;
+    uint32_t nbuckets = 0, symoffset = 0, bloom = 0;
+    get(*h, nbuckets);
+    get(*h + 4, symoffset);
+    get(*h + 8, bloom);
+    const uint64_t buckets = *h + 16 + uint64_t{bloom} * 8;
+    uint32_t top = 0;
+    for (uint64_t i = 0; i < nbuckets; ++i) {
+      uint32_t b = 0;
+      if (!get(buckets + i * 4, b)) return 0;
+      top = std::max(top, b);
+    }
+    if (top < symoffset) return symoffset;
+    const uint64_t chains = buckets + uint64_t{nbuckets} * 4;
+    for (uint64_t i = top; i < top + (uint64_t{1} << 24); ++i) {
+      uint32_t c = 0;
+      if (!get(chains + (i - symoffset) * 4, c)) return 0;
+      if (c & 1) return i + 1;
+    }
+    return 0;
   }
 
   static Status valid_name(const std::string& what, const std::string& s) {
@@ -532,10 +563,18 @@ class Editor {
       ver_patches.push_back({start, packed});
       for (auto& e : dyn_)
         if (e.tag == DT_VERNEEDNUM) e.val = keep.size();
-      if (keep.empty())
+      if (keep.empty()) {
+        // No version needs left: without version definitions either, the
+        // versym table must go too (glibc builds no version array for the
+        // object, then indexes it while relocating: a crash at dlopen).
+        const bool defs = std::any_of(dyn_.begin(), dyn_.end(), [](const Dyn& e) { return e.tag == DT_VERDEF; });
         dyn_.erase(std::remove_if(dyn_.begin(), dyn_.end(),
-                                  [](const Dyn& e) { return e.tag == DT_VERNEED || e.tag == DT_VERNEEDNUM; }),
+                                  [&](const Dyn& e) {
+                                    return e.tag == DT_VERNEED || e.tag == DT_VERNEEDNUM || (!defs && e.tag == DT_VERSYM);
+                                  }),
                    dyn_.end());
+        if (!defs) plan_.result.changes.push_back("DT_VERSYM removed: no version needs or definitions are left");
+      }
       for (const auto& s : sh_)
         if (s.type == SHT_GNU_VERNEED) ver_patches.push_back(patch32(s.at + 44, static_cast<uint32_t>(keep.size())));
       // Symbols of the dropped versions become unversioned (global).
@@ -588,15 +627,31 @@ class Editor {
       std::sort(cand.begin(), cand.end(), [&](size_t x, size_t y) { return sh_[x].offset < sh_[y].offset; });
       // In offset order, each section that starts before the block's end
       // and ends after its start joins it (and may extend its end).
-      for (size_t i : cand) {
-        const Shdr& sh = sh_[i];
-        if (sh.offset >= hi) break;
-        uint64_t end = 0;
-        if (add_overflow(sh.offset, sh.size, end)) end = UINT64_MAX;
-        if (end <= lo) continue;
-        movers.push_back(i);
-        lo = std::min(lo, sh.offset);
-        hi = std::max(hi, end);
+      // A segment other than a PT_LOAD (PT_NOTE over several note
+      // sections, PT_INTERP, PT_GNU_PROPERTY) that the block cuts into
+      // moves whole: the block grows to its end, and the sweep goes on.
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (size_t i : cand) {
+          const Shdr& sh = sh_[i];
+          if (sh.offset >= hi) break;
+          uint64_t end = 0;
+          if (add_overflow(sh.offset, sh.size, end)) end = UINT64_MAX;
+          if (end <= lo || std::find(movers.begin(), movers.end(), i) != movers.end()) continue;
+          movers.push_back(i);
+          lo = std::min(lo, sh.offset);
+          hi = std::max(hi, end);
+          grew = true;
+        }
+        for (const auto& h : ph_) {
+          if (h.type == PT_LOAD || h.type == PT_PHDR || h.filesz == 0) continue;
+          uint64_t end = 0;
+          if (add_overflow(h.offset, h.filesz, end)) continue;
+          if (h.offset < hi && end > lo && end > hi) {
+            hi = end;
+            grew = true;
+          }
+        }
       }
     }
     const Phdr* interp = nullptr;
@@ -678,7 +733,9 @@ class Editor {
         continue;
       }
       if (h.filesz && in_block(h.vaddr)) {
-        if (h.vaddr + h.filesz > hi_vaddr) return Error("segment at " + hex(h.offset) + " runs out of the moved block");
+        if (h.vaddr + h.filesz > hi_vaddr)
+          return Error("program header of type " + hex(h.type) + " at " + hex(h.offset) +
+                       " reaches past the sections that must move to make room for one more program header");
         h.offset += delta_off;
         h.vaddr += delta_vaddr;
         h.paddr += delta_vaddr;
@@ -716,7 +773,7 @@ class Editor {
     // sorted by file offset again (the moved sections last), because
     // objcopy and strip lay a file out in section order and would move a
     // section that sits out of order; every section index in the file is
-    // renumbered to match (sh_link, sh_info of SHF_INFO_LINK sections,
+    // renumbered to match (sh_link, sh_info of relocation and SHF_INFO_LINK sections,
     // e_shstrndx, st_shndx of .dynsym and .symtab).
     if (!sh_.empty()) {
       std::vector<std::vector<uint8_t>> raw;
@@ -765,8 +822,13 @@ class Editor {
           std::memcpy(&link, h.data() + 40, 4);
           std::memcpy(&info, h.data() + 44, 4);
           std::memcpy(&flags, h.data() + 8, 8);
+          uint32_t type = 0;
+          std::memcpy(&type, h.data() + 4, 4);
           put32(h, 40, remap(link));
-          if (flags & 0x40) put32(h, 44, remap(info));  // SHF_INFO_LINK: sh_info is a section index
+          // sh_info is a section index for SHT_REL and SHT_RELA (gABI: the
+          // section the relocations apply to; older linkers leave
+          // SHF_INFO_LINK unset) and wherever SHF_INFO_LINK says so.
+          if ((flags & 0x40) || ((type == 4 || type == 9) && info != 0)) put32(h, 44, remap(info));
         }
         std::memcpy(table.data() + k * kShdr, h.data(), kShdr);
       }
@@ -858,11 +920,14 @@ class Editor {
     if (machine_ == EM_AARCH64 || machine_ == EM_PPC64) p = std::max<uint64_t>(p, 0x10000);
     return p;
   }
+  // One page past the last segment: a gap, so that nothing read past the
+  // end of the writable segment (eu-elflint's relocation check adds the
+  // symbol's size) lands in the new read-only one.
   uint64_t next_vaddr() const {
     uint64_t end = 0;
     for (const auto& h : ph_)
       if (h.type == PT_LOAD) end = std::max(end, h.vaddr + h.memsz);
-    return align_up(end, page());
+    return align_up(end, page()) + page();
   }
 
   ByteView d_;
@@ -927,15 +992,17 @@ Expected<ElfEditResult> edit_elf_file(const std::string& in, const std::string& 
   if (!blob) return blob.error();
   auto plan = plan_elf_edit(blob->view(), edits);
   if (!plan) return plan.error().context(in);
-  struct stat st{};
+  struct stat st{}, ost{};
   if (::stat(in.c_str(), &st) != 0) return Error(in + ": stat: " + std::strerror(errno));
+  if (::stat(out.c_str(), &ost) == 0 && ost.st_dev == st.st_dev && ost.st_ino == st.st_ino)
+    return Error(out + ": is the input; the input is never written");
   const std::string tmp = out + ".tmp." + std::to_string(::getpid());
   int src = ::open(in.c_str(), O_RDONLY | O_CLOEXEC);
   if (src < 0) return Error(in + ": open: " + std::strerror(errno));
   int dst = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
   if (dst < 0) {
     ::close(src);
-    return Error(tmp + ": create: " + std::strerror(errno));
+    return Error(out + ": cannot create a file in its folder: " + std::strerror(errno));
   }
   auto fail = [&](const std::string& msg) -> Expected<ElfEditResult> {
     ::close(src);

@@ -31,6 +31,10 @@ int main(int argc, char** argv) {
     };
     if (a == "--runpath" || a == "--rpath") {
       need(1);
+      if (e.search_path) {
+        std::fprintf(stderr, "%s: give one of --runpath and --rpath, once\n", argv[0]);
+        return 1;
+      }
       e.search_path = argv[++i];
       e.runpath = a == "--runpath";
     } else if (a == "--soname") {

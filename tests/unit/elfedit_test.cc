@@ -299,6 +299,58 @@ TEST(ElfEdit, OutputsPassElflintAndSurviveStrip) {
   }
 }
 
+// Removing every versioned NEEDED of a library without version definitions
+// leaves no version tables: DT_VERSYM must go too, or glibc crashes in
+// dlopen (found by a review: the output segfaulted).
+TEST(ElfEdit, RemovingTheLastVersionNeedsDropsVersym) {
+  TempDir t;
+  auto a = read_bytes(kDir + "libelfa.so");
+  ElfEdits e;
+  e.remove_needed = {"libelfb.so", "libc.so.6"};
+  Edited out = edit(a, e);
+  elf::File f = parse(out.bytes);
+  EXPECT_TRUE(f.dynamic().needed.empty());
+  EXPECT_TRUE(vn_files(f).empty());
+  write_bytes(t.path + "/liba.so", out.bytes);
+  // Its symbols come from libraries loaded before it, globally.
+  void* b = dlopen((kDir + "libelfb.so").c_str(), RTLD_NOW | RTLD_GLOBAL);
+  ASSERT_NE(b, nullptr) << dlerror();
+  EXPECT_EQ(call(t.path + "/liba.so", "a_value"), 8);
+  dlclose(b);
+}
+
+// A PT_NOTE over several note sections that the moved block cuts into
+// moves whole (glibc's own libraries are built so; found by a review).
+TEST(ElfEdit, NoteSegmentOverSeveralSectionsMovesWhole) {
+  const std::string libm = "/usr/lib/x86_64-linux-gnu/libm.so.6";
+  if (!fs::exists(libm)) GTEST_SKIP() << "no " << libm << " here";
+  auto m = read_bytes(libm);
+  ElfEdits e;
+  e.search_path = "$ORIGIN/../lib/a/path/long/enough/to/need/a/new/segment";
+  Edited out = edit(m, e);
+  ASSERT_TRUE(out.result.appended);
+  elf::File f = parse(out.bytes);
+  EXPECT_EQ(f.dynamic().runpath.value_or(""), *e.search_path);
+  TempDir t;
+  write_bytes(t.path + "/libm-edited.so", out.bytes);
+  void* h = dlopen((t.path + "/libm-edited.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  EXPECT_NE(h, nullptr) << dlerror();
+  if (h) dlclose(h);
+}
+
+TEST(ElfEdit, OutputThatIsTheInputIsRefused) {
+  TempDir t;
+  const std::string p = t.path + "/a.so";
+  fs::copy_file(kDir + "libelfa.so", p);
+  auto before = read_bytes(p);
+  ElfEdits e;
+  e.search_path = "$ORIGIN/../a/longer/path/than/before";
+  auto r = edit_elf_file(p, p, e);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("is the input"), std::string::npos);
+  EXPECT_EQ(read_bytes(p), before);
+}
+
 // fuzz_elfedit found this: a PT_LOAD aligned to 2^40 made the new
 // segment's offset (and the in-memory output) that large. Such a file is
 // refused (fuzz/corpus/elfedit/regression-huge-alignment).
