@@ -247,4 +247,20 @@ Expected<GpuProduct> find_gpu_product(std::string_view name) {
   return Error{msg};
 }
 
+std::vector<GpuProduct> gpu_products_extending(std::string_view name) {
+  std::vector<GpuProduct> out;
+  auto exact = find_gpu_product(name);
+  if (!exact) return out;
+  const std::string q = strip_prefix(normalize(name), "nvidia");
+  for (const auto& p : kProducts) {
+    if (p.sm == exact->sm || p.name == exact->name) continue;
+    for (const auto& s : spellings(p))
+      if (s.size() > q.size() && s.compare(0, q.size(), q) == 0 && s[q.size()] == ' ') {
+        out.push_back(p);
+        break;
+      }
+  }
+  return out;
+}
+
 }  // namespace cuwheel::cuda

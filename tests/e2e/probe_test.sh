@@ -85,6 +85,9 @@ expect_status 2 "sm_80 on Orin" cw probe --gpu "Jetson AGX Orin" "$M/libm02_sm80
 # Product names, case-insensitive, and which one matched.
 expect_status 0 "name" cw probe --gpu "h200" "$M/libm01_sm90.so"
 contains "name matched" "$WORK/out" "h200: H200"
+# A name two generations share is answered for the one it names, with a note.
+expect_status 2 "ambiguous name" cw probe --gpu "RTX 6000" "$M/libm01_sm90.so"
+contains "ambiguous name" "$WORK/err" "also named so: RTX 6000 Ada (8.9)"
 expect_status 2 "unknown name" cw probe --gpu "GeForce Banana 9000" "$M/libm01_sm90.so"
 contains "unknown name" "$WORK/err" "GeForce Banana 9000"
 expect_status 2 "bad driver" cw probe --gpu sm_90 --driver "five-eighty" "$M/libm01_sm90.so"

@@ -375,6 +375,12 @@ TEST(ProbeGpu, ProductNames) {
   EXPECT_FALSE(parse_gpu("4090"));
   EXPECT_FALSE(parse_gpu("9.0a"));
   EXPECT_EQ(G("  a100  ").label, "a100");
+  // A name that is also the start of another generation's product is noted.
+  auto also = cuda::gpu_products_extending("RTX 6000");
+  ASSERT_EQ(also.size(), 1u);
+  EXPECT_EQ(also[0].name, "RTX 6000 Ada");
+  EXPECT_TRUE(cuda::gpu_products_extending("H100").empty());  // its variants share 9.0
+  EXPECT_TRUE(cuda::gpu_products_extending("no such gpu").empty());
 }
 
 TEST(ProbeGpu, ProductTableIsKnownAndUnique) {

@@ -727,6 +727,16 @@ int run_probe() {
       if (!g->known)
         print_warning("--gpu " + text, "compute capability " + cc_of(g->sm) +
                                           " is not in cuwheel's tables: every verdict on it is unknown");
+      if (!g->matched.empty()) {
+        auto others = cuda::gpu_products_extending(text);
+        if (!others.empty()) {
+          std::string list;
+          for (size_t k = 0; k < others.size() && k < 4; ++k)
+            list += (k ? ", " : "") + std::string(others[k].name) + " (" + cc_of(others[k].sm) + ")";
+          print_note("--gpu " + text, "matched " + g->matched + " (" + cc_of(g->sm) + "); also named so: " + list +
+                                          "; give the full name to choose one of those");
+        }
+      }
       add(*g);
     }
   }

@@ -49,6 +49,14 @@ std::span<const GpuProduct> gpu_products();
 /// ("sm_86", "8.6") is accepted too.
 Expected<GpuProduct> find_gpu_product(std::string_view name);
 
+/// The other products whose names start with `name` followed by more
+/// words, and whose compute capability differs from the product `name`
+/// matches (brand words optional, as in find_gpu_product): "RTX 6000"
+/// matches the Quadro RTX 6000 (7.5) and is also the start of "RTX 6000
+/// Ada" (8.9). Empty when `name` matches nothing. For a note that the name
+/// is ambiguous.
+std::vector<GpuProduct> gpu_products_extending(std::string_view name);
+
 /// The products with compute capability `sm`, in table order.
 std::vector<GpuProduct> gpu_products_with(unsigned sm);
 
