@@ -14,10 +14,14 @@
 // linkers: an RPATH ending in "system" may hold the symbol name "system").
 // Otherwise a copy of .dynstr with the new strings at its end, and of
 // .dynamic when an entry is added and there is no spare DT_NULL, go into
-// one new PT_LOAD segment appended to the file, with a copy of the program
-// header table (one entry longer); DT_STRTAB, DT_STRSZ, PT_DYNAMIC, PT_PHDR
-// and the section headers of .dynstr and .dynamic are pointed at the new
-// copies, so readelf, strip and the dynamic loader read the file as before.
+// one new PT_LOAD segment appended to the file. The program header table
+// grows by that one entry where it is (objcopy and strip expect it in the
+// first PT_LOAD): the sections after it (notes, hash tables, .dynsym,
+// .dynstr, version and relocation tables) move into the new segment as one
+// block, with every DT_* tag, program header, section header and symbol
+// that named them; the section header table is re-sorted by offset and
+// renumbered. readelf, strip, eu-elflint and the dynamic loader read the
+// file as before (docs/repair.md has the libraries it was measured on).
 // The segment is aligned to the largest p_align of the file's PT_LOAD
 // segments, and to at least 64 KiB on aarch64 and ppc64le (their kernels
 // may use 64 KiB pages: pypa/auditwheel#251).
