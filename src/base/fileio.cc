@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <vector>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -76,40 +78,54 @@ Expected<std::string> read_file_or_pipe(const std::string& path, size_t max_byte
   return out;
 }
 
-Status write_file_atomic(const std::string& path, std::string_view data, unsigned mode) {
+Expected<AtomicFile> AtomicFile::create(const std::string& path, unsigned mode) {
   static std::atomic<unsigned> counter{0};
   std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) return Error(path + ": cannot create " + tmp + ": " + errno_text(errno));
-  size_t put = 0;
-  while (put < data.size()) {
-    ssize_t n = ::write(fd, data.data() + put, data.size() - put);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return Error(path + ": write failed: " + errno_text(e));
-    }
-    put += static_cast<size_t>(n);
-  }
+  return AtomicFile(path, std::move(tmp), fd);
+}
+
+AtomicFile::AtomicFile(AtomicFile&& o) noexcept : path_(std::move(o.path_)), tmp_(std::move(o.tmp_)), fd_(o.fd_) {
+  o.fd_ = -1;
+  o.tmp_.clear();
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+}
+
+Status AtomicFile::commit() {
+  const int fd = fd_;
+  fd_ = -1;  // closed below, whatever happens
+  auto fail = [&](const char* what, int e) -> Status {
+    ::unlink(tmp_.c_str());
+    tmp_.clear();
+    return Error(path_ + ": " + what + " failed: " + errno_text(e));
+  };
   if (::fsync(fd) != 0) {
     int e = errno;
     ::close(fd);
-    ::unlink(tmp.c_str());
-    return Error(path + ": fsync failed: " + errno_text(e));
+    return fail("fsync", e);
   }
-  if (::close(fd) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    return Error(path + ": close failed: " + errno_text(e));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    return Error(path + ": rename failed: " + errno_text(e));
-  }
+  if (::close(fd) != 0) return fail("close", errno);
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) return fail("rename", errno);
+  tmp_.clear();
   return Ok{};
+}
+
+Status write_file_atomic(const std::string& path, std::string_view data, unsigned mode) {
+  auto out = AtomicFile::create(path, mode);
+  if (!out) return out.error();
+  size_t put = 0;
+  while (put < data.size()) {
+    ssize_t n = ::write(out->fd(), data.data() + put, data.size() - put);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error(path + ": write failed: " + errno_text(errno));  // ~AtomicFile removes it
+    put += static_cast<size_t>(n);
+  }
+  return out->commit();
 }
 
 namespace {
@@ -213,6 +229,40 @@ bool remove_stale_output(const std::string& path) {
     std::free(real);
   }
   return ::unlink(target.c_str()) == 0;
+}
+
+Status pwrite_all(int fd, uint64_t offset, const uint8_t* data, size_t n, const std::string& what) {
+  while (n) {
+    ssize_t w = ::pwrite(fd, data, n, static_cast<off_t>(offset));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return Error(what + ": write: " + std::strerror(errno));
+    data += w;
+    offset += static_cast<uint64_t>(w);
+    n -= static_cast<size_t>(w);
+  }
+  return Ok{};
+}
+
+Status copy_file_bytes(int src, uint64_t from, int dst, uint64_t to, uint64_t n, const std::string& what) {
+  loff_t ri = static_cast<loff_t>(from), wi = static_cast<loff_t>(to);
+  while (n) {
+    ssize_t c = ::copy_file_range(src, &ri, dst, &wi, n, 0);
+    if (c < 0 && errno == EINTR) continue;
+    if (c <= 0) break;  // not supported here (or the source ended): the rest by hand
+    n -= static_cast<uint64_t>(c);
+  }
+  std::vector<uint8_t> buf(n ? (1u << 20) : 0);
+  while (n) {
+    ssize_t r = ::pread(src, buf.data(), std::min<uint64_t>(buf.size(), n), ri);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return Error(what + ": read: " + std::strerror(errno));
+    if (r == 0) return Error(what + ": read: the file ended " + std::to_string(n) + " bytes early");
+    if (auto s = pwrite_all(dst, static_cast<uint64_t>(wi), buf.data(), static_cast<size_t>(r), what); !s) return s;
+    ri += r;
+    wi += r;
+    n -= static_cast<uint64_t>(r);
+  }
+  return Ok{};
 }
 
 }  // namespace cuwheel

@@ -5,6 +5,7 @@
 // versym 2).
 #include "cuwheel/repair/elfedit.h"
 
+#include "cuwheel/base/fileio.h"
 #include "cuwheel/base/source.h"
 
 #include <fcntl.h>
@@ -971,22 +972,6 @@ std::vector<uint8_t> apply_elf_edit(ByteView file, const ElfEditPlan& plan) {
   return out;
 }
 
-namespace {
-
-Status write_at(int fd, uint64_t off, const uint8_t* p, size_t n, const std::string& where) {
-  while (n) {
-    ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(off));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return Error(where + ": write: " + std::strerror(errno));
-    p += w;
-    off += static_cast<uint64_t>(w);
-    n -= static_cast<size_t>(w);
-  }
-  return Ok{};
-}
-
-}  // namespace
-
 Expected<ElfEditResult> edit_elf_file(const std::string& in, const std::string& out, const ElfEdits& edits) {
   auto blob = Blob::map_file(in);
   if (!blob) return blob.error();
@@ -996,60 +981,27 @@ Expected<ElfEditResult> edit_elf_file(const std::string& in, const std::string& 
   if (::stat(in.c_str(), &st) != 0) return Error(in + ": stat: " + std::strerror(errno));
   if (::stat(out.c_str(), &ost) == 0 && ost.st_dev == st.st_dev && ost.st_ino == st.st_ino)
     return Error(out + ": is the input; the input is never written");
-  const std::string tmp = out + ".tmp." + std::to_string(::getpid());
   int src = ::open(in.c_str(), O_RDONLY | O_CLOEXEC);
   if (src < 0) return Error(in + ": open: " + std::strerror(errno));
-  int dst = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
-  if (dst < 0) {
-    ::close(src);
-    return Error(out + ": cannot create a file in its folder: " + std::strerror(errno));
-  }
-  auto fail = [&](const std::string& msg) -> Expected<ElfEditResult> {
-    ::close(src);
-    ::close(dst);
-    ::unlink(tmp.c_str());
-    return Error(msg);
-  };
-  // The unchanged bytes, by the kernel; read/write where it cannot.
-  uint64_t left = static_cast<uint64_t>(st.st_size);
-  loff_t ri = 0, wi = 0;
-  while (left) {
-    ssize_t n = ::copy_file_range(src, &ri, dst, &wi, left, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::vector<uint8_t> buf(1 << 20);
-      while (left) {
-        ssize_t r = ::pread(src, buf.data(), std::min<uint64_t>(buf.size(), left), ri);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return fail(in + ": read: " + std::strerror(errno));
-        if (auto s = write_at(dst, static_cast<uint64_t>(wi), buf.data(), static_cast<size_t>(r), tmp); !s)
-          return fail(s.error().message());
-        ri += r;
-        wi += r;
-        left -= static_cast<uint64_t>(r);
-      }
-      break;
-    }
-    left -= static_cast<uint64_t>(n);
-  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{src};
+  auto dst = AtomicFile::create(out, st.st_mode & 07777);
+  if (!dst) return dst.error();
+  const std::string& tmp = dst->temp_path();
+  // The unchanged bytes, by the kernel where it can; then the patches and
+  // the new segment. Any failure leaves no file behind (~AtomicFile).
+  if (auto s = copy_file_bytes(src, 0, dst->fd(), 0, static_cast<uint64_t>(st.st_size), in); !s) return s.error();
   for (const auto& p : plan->patches)
-    if (auto s = write_at(dst, p.offset, p.bytes.data(), p.bytes.size(), tmp); !s) return fail(s.error().message());
+    if (auto s = pwrite_all(dst->fd(), p.offset, p.bytes.data(), p.bytes.size(), tmp); !s) return s.error();
   if (!plan->tail.empty()) {
-    if (::ftruncate(dst, static_cast<off_t>(plan->tail_offset)) != 0) return fail(tmp + ": ftruncate: " + std::strerror(errno));
-    if (auto s = write_at(dst, plan->tail_offset, plan->tail.data(), plan->tail.size(), tmp); !s)
-      return fail(s.error().message());
+    if (::ftruncate(dst->fd(), static_cast<off_t>(plan->tail_offset)) != 0)
+      return Error(tmp + ": ftruncate: " + std::strerror(errno));
+    if (auto s = pwrite_all(dst->fd(), plan->tail_offset, plan->tail.data(), plan->tail.size(), tmp); !s)
+      return s.error();
   }
-  if (::fsync(dst) != 0) return fail(tmp + ": fsync: " + std::strerror(errno));
-  ::close(src);
-  if (::close(dst) != 0) {
-    ::unlink(tmp.c_str());
-    return Error(tmp + ": close: " + std::strerror(errno));
-  }
-  if (::rename(tmp.c_str(), out.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    return Error(out + ": rename: " + std::strerror(e));
-  }
+  if (auto s = dst->commit(); !s) return s.error();
   return plan->result;
 }
 

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "cuwheel/base/digest.h"
+#include "cuwheel/base/fileio.h"
 #include "cuwheel/base/source.h"
 
 namespace cuwheel {
@@ -55,40 +56,6 @@ struct Entry {
   std::string hash;  // RECORD's sha256=...
   uint64_t offset = 0;  // of its local header in the output
 };
-
-Status write_all(int fd, uint64_t off, const uint8_t* p, size_t n, const std::string& what) {
-  while (n) {
-    ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(off));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return Error(what + ": write: " + std::strerror(errno));
-    p += w;
-    off += static_cast<uint64_t>(w);
-    n -= static_cast<size_t>(w);
-  }
-  return Ok{};
-}
-
-// Copies n bytes from src at `from` to dst at `to`, by the kernel where it can.
-Status copy_range(int src, uint64_t from, int dst, uint64_t to, uint64_t n, const std::string& what) {
-  loff_t ri = static_cast<loff_t>(from), wi = static_cast<loff_t>(to);
-  while (n) {
-    ssize_t c = ::copy_file_range(src, &ri, dst, &wi, n, 0);
-    if (c < 0 && errno == EINTR) continue;
-    if (c <= 0) break;
-    n -= static_cast<uint64_t>(c);
-  }
-  std::vector<uint8_t> buf(n ? (1u << 20) : 0);
-  while (n) {
-    ssize_t r = ::pread(src, buf.data(), std::min<uint64_t>(buf.size(), n), ri);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return Error(what + ": read: " + std::strerror(errno));
-    if (auto s = write_all(dst, static_cast<uint64_t>(wi), buf.data(), static_cast<size_t>(r), what); !s) return s;
-    ri += r;
-    wi += r;
-    n -= static_cast<uint64_t>(r);
-  }
-  return Ok{};
-}
 
 std::string record_hash(const std::array<uint8_t, 32>& d) {
   return "sha256=" + base64url_nopad(ByteView(d.data(), d.size()));
@@ -153,7 +120,7 @@ Status deflate_member(const OutMember& m, Entry& e) {
     }
     const size_t got = outbuf.size() - state->avail_out;
     if (got) {
-      if (auto s = write_all(e.fd, written, outbuf.data(), got, m.name + " (temporary file)"); !s) {
+      if (auto s = pwrite_all(e.fd, written, outbuf.data(), got, m.name + " (temporary file)"); !s) {
         if (in >= 0) ::close(in);
         return s;
       }
@@ -290,14 +257,10 @@ Expected<WheelWriteStats> write_wheel(Wheel& in, std::vector<OutMember> members,
   }
 
   // The archive.
-  const std::string tmp = out + ".tmp." + std::to_string(::getpid());
-  int dst = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (dst < 0) return Error(tmp + ": create: " + std::strerror(errno));
-  auto fail = [&](const Error& err) -> Expected<WheelWriteStats> {
-    ::close(dst);
-    ::unlink(tmp.c_str());
-    return err;
-  };
+  auto file = AtomicFile::create(out);
+  if (!file) return file.error();
+  const int dst = file->fd();
+  const std::string& tmp = file->temp_path();
   uint16_t dtime = 0, ddate = 0;
   dos_time(o.timestamp, dtime, ddate);
   uint64_t pos = 0;
@@ -323,9 +286,9 @@ Expected<WheelWriteStats> write_wheel(Wheel& in, std::vector<OutMember> members,
       h.u64(e.usize);
       h.u64(e.csize);
     }
-    if (auto s = write_all(dst, pos, h.b.data(), h.b.size(), tmp); !s) return fail(s.error());
+    if (auto s = pwrite_all(dst, pos, h.b.data(), h.b.size(), tmp); !s) return s.error();
     pos += h.b.size();
-    if (auto s = copy_range(e.fd, e.from, dst, pos, e.csize, tmp); !s) return fail(s.error());
+    if (auto s = copy_file_bytes(e.fd, e.from, dst, pos, e.csize, tmp); !s) return s.error();
     pos += e.csize;
   }
   const uint64_t cd_start = pos;
@@ -390,18 +353,9 @@ Expected<WheelWriteStats> write_wheel(Wheel& in, std::vector<OutMember> members,
   end.u32(static_cast<uint32_t>(std::min<uint64_t>(cd_start, kMax32)));
   end.u16(0);
   cd.b.insert(cd.b.end(), end.b.begin(), end.b.end());
-  if (auto s = write_all(dst, pos, cd.b.data(), cd.b.size(), tmp); !s) return fail(s.error());
+  if (auto s = pwrite_all(dst, pos, cd.b.data(), cd.b.size(), tmp); !s) return s.error();
   pos += cd.b.size();
-  if (::fsync(dst) != 0) return fail(Error(tmp + ": fsync: " + std::strerror(errno)));
-  if (::close(dst) != 0) {
-    ::unlink(tmp.c_str());
-    return Error(tmp + ": close: " + std::strerror(errno));
-  }
-  if (::rename(tmp.c_str(), out.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    return Error(out + ": rename: " + std::strerror(e));
-  }
+  if (auto s = file->commit(); !s) return s.error();
   WheelWriteStats st;
   st.members = entries.size();
   for (const auto& m : members) st.copied += m.keep != nullptr;

@@ -6,6 +6,7 @@
 // destination (rename(2) is atomic within one file system, POSIX.1-2017).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -56,5 +57,42 @@ bool names_standard_output(const std::string& path);
 /// a device, a FIFO, or the file standard output or error is. True when a
 /// file was removed.
 bool remove_stale_output(const std::string& path);
+
+/// An output file written through a descriptor and published whole: it is
+/// created as "<path>.tmp.<pid>.<n>" in the destination's folder (O_EXCL,
+/// permission bits `mode` under the umask); commit() flushes it (fsync),
+/// closes it and renames it over `path`; destroyed without a commit, it is
+/// closed and removed, so a failure leaves `path` as it was. Move-only.
+class AtomicFile {
+ public:
+  /// Errors: "<path>: cannot create <temporary path>: <errno text>".
+  static Expected<AtomicFile> create(const std::string& path, unsigned mode = 0644);
+  AtomicFile(AtomicFile&& other) noexcept;
+  AtomicFile& operator=(AtomicFile&&) = delete;
+  ~AtomicFile();
+
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  const std::string& temp_path() const { return tmp_; }
+  /// Errors: "<path>: fsync failed: ...", "close failed", "rename failed";
+  /// the temporary file is removed.
+  Status commit();
+
+ private:
+  AtomicFile(std::string path, std::string tmp, int fd) : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
+  std::string path_, tmp_;
+  int fd_ = -1;
+};
+
+/// Writes `n` bytes of `data` at file offset `offset` of `fd` (pwrite,
+/// retried after EINTR and short writes). Errors: "<what>: write: <errno
+/// text>".
+Status pwrite_all(int fd, uint64_t offset, const uint8_t* data, size_t n, const std::string& what);
+
+/// Copies `n` bytes from offset `from` of `src` to offset `to` of `dst`:
+/// by the kernel (copy_file_range) as far as it goes, the rest by pread
+/// and pwrite in 1 MiB pieces, so memory stays flat whatever `n`. Errors:
+/// "<what>: read: ..." (also when `src` ends early) or "<what>: write: ...".
+Status copy_file_bytes(int src, uint64_t from, int dst, uint64_t to, uint64_t n, const std::string& what);
 
 }  // namespace cuwheel
