@@ -13,6 +13,7 @@
 #include "cuwheel/check/check.h"
 #include "cuwheel/cuda/libclass.h"
 #include "cuwheel/model/loading.h"
+#include "cuwheel/model/requirements.h"
 
 namespace cuwheel::check::rule_impl::loading {
 
@@ -25,30 +26,19 @@ using model::normalize_relative;
 using model::search_entries;
 using model::SearchEntry;
 
-/// A Requires-Dist entry that names an NVIDIA CUDA distribution, directly or
-/// through `cuda-toolkit[extra]`.
-struct Declared {
-  std::string distribution;  ///< normalized, as in libclass ("nvidia-cuda-runtime")
-  int cuda_major = 0;        ///< 12 or 13
-  std::string requirement;   ///< the Requires-Dist text that declares it
-  std::vector<std::string> behind_extras;  ///< extras it sits behind (empty: unconditional)
-  bool major_certain = true; ///< false for an unversioned cuda-toolkit[...] (declared for both majors)
-  bool via_all = false;      ///< from cuda-toolkit[all]
-};
 
-/// Everything the wheel's Requires-Dist says about NVIDIA packages.
-struct Requirements {
-  std::vector<Declared> declared;
-  /// Packages that a declared NVIDIA package itself requires (nvidia-cudnn-cu13
-  /// requires nvidia-cublas): installed with it, never reported as unused.
-  std::vector<Declared> implied;
-  /// Requires-Dist entries naming a deprecated `-cu13` placeholder: (text, distribution).
-  std::vector<std::pair<std::string, Distribution>> deprecated;
-  /// Declared, or implied by a declared NVIDIA package.
-  bool has(const std::string& distribution) const;
-  const Declared* find(const std::string& distribution) const;
-};
-Requirements read_requirements(const CheckModel& m);
+// What a wheel's Requires-Dist and name say about CUDA, and the $ORIGIN
+// path to a folder, live in the model layer (model/requirements.h), where
+// `repair` reads them too.
+using model::Declared;
+using model::name_major;
+using model::name_major_of;
+using model::origin_path_to;
+using model::provided_by_self;
+using model::read_requirements;
+using model::Requirements;
+using model::version_major;
+using model::wheel_name;
 
 using model::build_tree;
 using model::loadable;
@@ -87,32 +77,13 @@ std::vector<Distribution> distributions_in(const std::string& dir);
 /// nullopt for shared folders ("nvidia/nccl/lib") and others.
 std::optional<int> folder_major(const std::string& dir);
 
-/// The CUDA major the wheel claims by its name ("-cu12", "cuda12x",
-/// "cuda13"), its local version label ("+cu130"), or nullopt.
-std::optional<int> name_major(const CheckModel& m);
-/// The same for a distribution name ("librmm-cu12" -> 12).
-std::optional<int> name_major_of(const std::string& distribution);
-std::optional<int> version_major(const CheckModel& m);
 
-/// The normalized distribution name of the wheel ("" when unknown).
-std::string wheel_name(const CheckModel& m);
 
 /// What a message calls the package being checked: "distribution" for one
 /// installed in a site-packages folder, "wheel" otherwise.
 const char* package_noun(const CheckModel& m);
 
-/// The DT_RUNPATH entry that finds `dir` (a folder relative to
-/// site-packages, '/'-separated; "" or "." is site-packages itself) from the
-/// library `member` once installed:
-/// "$ORIGIN/../../torch/lib" for member "torchaudio/lib/_torchaudio.so".
-/// A wheel's `NAME.data/purelib/` and `NAME.data/platlib/` prefixes are
-/// where the installer puts them (PEP 427, "Installing"): site-packages.
-std::string origin_path_to(const std::string& member, const std::string& dir);
 
-/// True when this wheel is itself the NVIDIA distribution that ships `soname`
-/// (nvidia-cublas ships libcublas.so.13), or ships files under the folder of
-/// the NVIDIA distribution it is.
-bool provided_by_self(const CheckModel& m, const std::string& member, const std::string& soname);
 
 /// Joins up to `max` items with ", " and adds "and N more".
 std::string join_some(const std::vector<std::string>& items, size_t max = 5);
