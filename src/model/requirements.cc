@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <initializer_list>
+#include <set>
 
 #include "cuwheel/model/loading.h"
 #include "cuwheel/wheel/pep508.h"
@@ -199,6 +200,30 @@ bool provided_by_self(const CheckModel& m, const std::string& member, const std:
   // nvidia/cu13/ for headers and tools) belong to them.
   std::string top = dir_of(dir);
   return p && (p->rfind(dir + "/", 0) == 0 || (!top.empty() && p->rfind(top + "/", 0) == 0));
+}
+
+std::optional<int> claimed_major(const CheckModel& m, std::optional<int> policy_major, const Requirements& reqs) {
+  if (policy_major) return policy_major;
+  if (auto v = name_major(m)) return v;
+  if (auto v = version_major(m)) return v;
+  std::set<int> any;
+  for (const auto& d : reqs.declared)
+    if (d.major_certain) any.insert(d.cuda_major);
+  if (any.size() == 1) return *any.begin();
+  return std::nullopt;
+}
+
+std::vector<int> candidate_majors(const LibraryClass& c, std::optional<int> claim) {
+  std::vector<int> out;
+  for (int major : {12, 13}) {
+    if (!c.provision(major)) continue;
+    if (!c.majors.empty() && !c.majors.contains(major)) continue;
+    out.push_back(major);
+  }
+  if (claim && out.size() > 1)
+    for (int major : out)
+      if (major == *claim) return {major};
+  return out;
 }
 
 }  // namespace cuwheel::model

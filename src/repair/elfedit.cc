@@ -384,10 +384,12 @@ class Editor {
           }
         }
       if (!found) {
-        // Already done (an edited file edited again): nothing to do.
+        // Already done (an edited file edited again), or the half of a
+        // rename that patchelf --replace-needed leaves behind: DT_NEEDED
+        // already names `to` while .gnu.version_r still names `from`, and
+        // the version needs follow DT_NEEDED.
         bool done = std::any_of(dyn_.begin(), dyn_.end(), [&](const Dyn& e) { return e.tag == DT_NEEDED && e.str == to; });
         if (!done) return Error("no DT_NEEDED " + from + " to replace");
-        continue;
       }
       for (auto& v : verneed_)
         if (str_at(v.file) == std::string_view(from) && from != to) {

@@ -33,17 +33,30 @@ std::optional<Severity> parse_severity(std::string_view s);
 /// What a repair step would do about a diagnostic, in fields a program
 /// reads instead of the message. `action` is a kebab-case verb from a
 /// closed list that `repair` implements:
-///   remove-member  delete `target` (a member path) from the wheel
-///                  (bundled-driver-library);
-///   unbundle       delete `target` (a member path), declare the pip
-///                  distribution `value` ("" when no package provides it
-///                  for the wheel's CUDA major) in Requires-Dist and
-///                  point RUNPATH at its folder (bundled-cuda-library).
-/// `target` names what it acts on and `value` the new value.
+///   remove-member        delete `target` (a member path) from the wheel
+///                        (bundled-driver-library);
+///   unbundle             delete `target` (a member path), declare the pip
+///                        distribution `value` ("" when no package provides
+///                        it for the wheel's CUDA major) in Requires-Dist and
+///                        point the search path at its folder
+///                        (bundled-cuda-library);
+///   drop-search-entry    remove the RPATH/RUNPATH entry `value` from the
+///                        library `target` (build-machine-path);
+///   replace-version-need rename the .gnu.version_r file `old` of the
+///                        library `target` to `value`, the DT_NEEDED name it
+///                        was renamed to ("" when that is not clear)
+///                        (needed-version-mismatch);
+///   rename-requirement   replace the distribution of the Requires-Dist
+///                        entry `old` by `value` (deprecated-package-name);
+///   raise-floor          make the Requires-Dist entry `old` admit releases
+///                        from `value` ("12.4") on (dependency-floor-too-low).
+/// `target` names what it acts on, `old` what is replaced, `value` the new
+/// value.
 struct Fix {
   std::string action;
   std::string target;
   std::string value;
+  std::string old = {};
 };
 
 /// One diagnostic. Aggregate-initialised in this field order:

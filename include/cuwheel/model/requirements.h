@@ -62,4 +62,13 @@ std::string origin_path_to(const std::string& member, const std::string& dir);
 /// the NVIDIA distribution it is.
 bool provided_by_self(const CheckModel& m, const std::string& member, const std::string& soname);
 
+/// The CUDA major a wheel claims, for names that fit several majors: the
+/// policy's (`policy_major`), then the name's, then the version label's,
+/// then that of the Requires-Dist entries when they name one major only.
+std::optional<int> claimed_major(const CheckModel& m, std::optional<int> policy_major, const Requirements& reqs);
+
+/// The CUDA majors (12, 13) whose pip packages provide the library `c`
+/// names, narrowed to `claim` when it is one of several.
+std::vector<int> candidate_majors(const LibraryClass& c, std::optional<int> claim);
+
 }  // namespace cuwheel::model

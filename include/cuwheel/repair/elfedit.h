@@ -54,7 +54,12 @@ struct ElfEdits {
   std::optional<std::string> search_path;
   bool runpath = true;
   std::optional<std::string> soname;                                // DT_SONAME
-  std::vector<std::pair<std::string, std::string>> replace_needed;  // old soname -> new soname
+  /// old soname -> new soname: the DT_NEEDED entry and the vn_file of its
+  /// version needs. When DT_NEEDED already names the new soname and only a
+  /// vn_file names the old one (what `patchelf --replace-needed` leaves:
+  /// needed-version-mismatch), that vn_file is renamed. An error when
+  /// neither DT_NEEDED names either.
+  std::vector<std::pair<std::string, std::string>> replace_needed;
   std::vector<std::string> remove_needed;                           // sonames
 };
 

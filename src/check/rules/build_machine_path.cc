@@ -115,16 +115,19 @@ void build_machine_path(const Context& ctx, Emitter& out) {
                      "chosen at run time (" + loads.plugin[li] + "), so only the machines that choose it search "
                      "there, and they find whatever that path holds",
                  "remove it, or keep it only where it names the standard prefix of the runtime the plugin is for");
+        out.attach_fix({"drop-search-entry", lib.member, e.raw});
       } else if (e.kind == loading::SearchEntry::Kind::absolute) {
         out.emit(lib.member, e.tag + " " + e.raw,
                  "absolute " + e.tag + " entry " + e.raw + (tree.empty() ? "" : " (a build-machine path)") +
                      " points outside the installed wheel; it finds whatever that path holds on the user's machine",
                  "remove it (build with -Wl,-rpath,'$ORIGIN/...' only, or let the repair step rewrite it) and reach "
                  "CUDA libraries through their pip packages' folders");
+        out.attach_fix({"drop-search-entry", lib.member, e.raw});
       } else if (!tree.empty() && (e.kind == loading::SearchEntry::Kind::relative || e.escapes)) {
         out.emit(lib.member, e.tag + " " + e.raw,
                  e.tag + " entry " + e.raw + " names a build tree (" + tree + ")",
                  "use $ORIGIN-relative entries that name folders inside the installed wheel or its dependencies");
+        out.attach_fix({"drop-search-entry", lib.member, e.raw});
       }
     }
   }

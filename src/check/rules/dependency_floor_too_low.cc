@@ -108,6 +108,7 @@ void dependency_floor_too_low(const Context& ctx, Emitter& out) {
                    "): an older install fails at import with an undefined symbol",
                "raise the floor to " + shown + ">=" + need.release.str() + " (Requires-Dist: " +
                    d.requirement + ")");
+      out.attach_fix({"raise-floor", m.dist_info + "/METADATA", need.release.str(), d.requirement});
     }
   }
 }

@@ -9,11 +9,13 @@ namespace cuwheel::check::rule_impl {
 
 void deprecated_package_name(const Context& ctx, Emitter& out) {
   auto reqs = loading::read_requirements(ctx.model);
-  for (const auto& [text, d] : reqs.deprecated)
+  for (const auto& [text, d] : reqs.deprecated) {
     out.emit(ctx.model.dist_info.empty() ? "" : ctx.model.dist_info + "/METADATA", "Requires-Dist " + text,
              std::string(d.name) + " is a deprecated placeholder that installs no library; CUDA 13 toolkit packages "
                                    "dropped the -cu13 suffix",
              "require " + std::string(d.replacement) + " instead (or the matching cuda-toolkit[...] extra)");
+    out.attach_fix({"rename-requirement", ctx.model.dist_info + "/METADATA", std::string(d.replacement), text});
+  }
 }
 
 }  // namespace cuwheel::check::rule_impl

@@ -38,6 +38,7 @@ void needed_version_mismatch(const Context& ctx, Emitter& out) {
                    (bare.empty() ? "" : " (renamed to " + loading::join_some(bare, 2) + "?)"),
                "rename both sides together (patchelf --replace-needed rewrites only DT_NEEDED): relink, or let the "
                "repair tool rewrite .gnu.version_r too");
+      out.attach_fix({"replace-version-need", lib.member, bare.size() == 1 ? bare[0] : std::string(), f});
     }
   }
 }
