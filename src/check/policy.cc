@@ -249,8 +249,8 @@ Expected<Policy> load_policy(const std::string& path) {
   static const std::vector<std::string_view> kKeys = {
       "cuda-major", "sass", "sass-exact", "ptx", "gpus", "min-driver", "max-size", "max-installed-size", "exports",
       "license-files", "pin", "entry-points", "severity", "select", "ignore", "tool",
-      // tables of other commands (docs/matrix.md, docs/release.md)
-      "matrix", "release"};
+      // tables of other commands (docs/matrix.md, docs/release.md, docs/repair.md)
+      "matrix", "release", "repair"};
   for (const auto& [k, v] : *t) {
     if (std::find(kKeys.begin(), kKeys.end(), k.str()) == kKeys.end())
       return Error(where(path, v) + ": unknown key \"" + std::string(k.str()) + "\"" +
@@ -264,6 +264,24 @@ Expected<Policy> load_policy(const std::string& path) {
     p.cuda_major = static_cast<int>(v->get());
   }
   if (auto st = string_list(path, *t, "sass", p.sass, &at["sass"]); !st) return st.error();
+  if (const auto* n = t->get("repair")) {
+    // [tool.cuwheel.repair]: search-path = "keep" | "rpath" | "runpath",
+    // exclude = ["libfoo.so.*", ...] (docs/repair.md).
+    const auto* r = n->as_table();
+    if (!r) return Error(where(path, *n) + ": repair must be a table ([tool.cuwheel.repair])");
+    static const std::vector<std::string_view> kRepairKeys = {"search-path", "exclude"};
+    for (const auto& [k, v] : *r)
+      if (std::find(kRepairKeys.begin(), kRepairKeys.end(), k.str()) == kRepairKeys.end())
+        return Error(where(path, v) + ": unknown key \"repair." + std::string(k.str()) + "\"" +
+                     suggest::did_you_mean(k.str(), kRepairKeys));
+    if (const auto* sp = r->get("search-path")) {
+      auto v = sp->value<std::string>();
+      if (!v || (*v != "keep" && *v != "rpath" && *v != "runpath"))
+        return Error(where(path, *sp) + ": repair.search-path must be \"keep\", \"rpath\" or \"runpath\"");
+      p.repair_search_path = *v;
+    }
+    if (auto st = string_list(path, *r, "exclude", p.repair_exclude); !st) return st.error();
+  }
   if (const auto* n = t->get("sass-exact")) {
     auto v = n->value<bool>();
     if (!v) return Error(where(path, *n) + ": sass-exact must be true or false");

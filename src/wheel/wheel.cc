@@ -219,7 +219,8 @@ Expected<std::vector<ZipMember>> parse_central_directory(const ByteSource& src, 
     if (c.read<uint32_t>() != kCentralSig) return Error(where + ": bad signature");
     ZipMember m;
     m.index = i;
-    c.skip(4);  // version made by, version needed
+    const uint16_t made_by = c.read<uint16_t>();
+    c.skip(2);  // version needed
     m.flags = c.read<uint16_t>();
     m.method = c.read<uint16_t>();
     c.skip(4);  // time, date
@@ -227,7 +228,10 @@ Expected<std::vector<ZipMember>> parse_central_directory(const ByteSource& src, 
     uint32_t csize = c.read<uint32_t>(), usize = c.read<uint32_t>();
     uint16_t name_len = c.read<uint16_t>(), extra_len = c.read<uint16_t>(), comment_len = c.read<uint16_t>();
     uint16_t disk = c.read<uint16_t>();
-    c.skip(2 + 4);  // internal, external attributes
+    c.skip(2);  // internal attributes
+    const uint32_t external = c.read<uint32_t>();
+    // Unix permission bits, when the entry was made on Unix (4.4.2: host 3).
+    if ((made_by >> 8) == 3 && (external >> 16) != 0) m.unix_mode = (external >> 16) & 07777;
     uint32_t off = c.read<uint32_t>();
     if (!c.ok()) return Error(where + ": truncated");
     auto name = slice(v, c.offset(), name_len);

@@ -44,6 +44,11 @@ constexpr Command kCommands[] = {
     {"identity stamp", "Record the identity as the last completed build (atomic write)", setup_identity_stamp,
      run_identity_stamp},
 
+    {"repair",
+     "Repair wheels for CUDA: no bundled driver or NVIDIA pip libraries (depend instead), search paths into the "
+     "per-major layout, other libraries grafted, the most compatible manylinux tag (docs/repair.md)",
+     setup_repair, run_repair},
+
     {"probe",
      "Will this wheel run on that GPU and driver: per library and GPU, native, by JIT, or CUDA error 209/222; "
      "with no path, this machine's driver and GPUs (docs/probe.md)",

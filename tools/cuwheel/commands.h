@@ -62,6 +62,10 @@ void setup_identity_check(CLI::App* cmd);
 int run_identity_check();
 void setup_identity_stamp(CLI::App* cmd);
 int run_identity_stamp();
+// cmd_repair.cc
+void setup_repair(CLI::App* cmd);
+int run_repair();
+
 // cmd_probe.cc
 void setup_probe(CLI::App* cmd);
 int run_probe();

@@ -56,6 +56,10 @@ struct Policy {
   std::map<std::string, Severity> severity; ///< per-rule severity override
   std::vector<std::string> select;          ///< only these rules (empty = all)
   std::vector<std::string> ignore;          ///< never these rules
+  /// [tool.cuwheel.repair] (docs/repair.md): the tag repair writes
+  /// ("keep", "rpath", "runpath"; "" = keep) and sonames it never grafts.
+  std::string repair_search_path;
+  std::vector<std::string> repair_exclude;
   std::string source;                       ///< where it was loaded from ("" = defaults)
 };
 

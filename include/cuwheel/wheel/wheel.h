@@ -92,6 +92,9 @@ struct ZipMember {
   bool is_dir = false;             ///< the name ends with '/'
   bool zip64 = false;              ///< a size or the offset came from a zip64 extra field
   uint32_t issues = 0;             ///< MemberIssue bits
+  /// Unix permission bits of the external attributes (APPNOTE 4.4.15) when
+  /// "version made by" names Unix (4.4.2, host 3); 0 when not given.
+  uint32_t unix_mode = 0;
 
   bool encrypted() const { return flags & 0x1; }
   bool has_data_descriptor() const { return flags & 0x8; }
