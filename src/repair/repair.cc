@@ -432,9 +432,9 @@ class Planner {
   bool wants_runpath(size_t i) const {
     if (o_.tag == RepairOptions::Tag::rpath) return false;
     if (o_.tag == RepairOptions::Tag::runpath) return true;
-    const auto& f = w_.libraries[i].load;
     if (i < original_.size()) return original_[i].runpath;
-    return !f.runpath.empty();
+    // A grafted copy keeps the tag it was built with (DT_RPATH when none).
+    return graft_original_path_[i - original_.size()].runpath;
   }
 
   // Adds the folder `dir` (install-relative) to library i's search path.
@@ -463,11 +463,28 @@ class Planner {
   // 2 and 3: what the loader still does not find, until nothing changes.
   void simulate() {
     std::set<std::pair<std::string, std::string>> decided;
-    for (int round = 0; round < 16; ++round) {
-      model::Tree tree = model::build_tree(live());
-      model::LoadResolution loads = model::resolve_loads(live(), tree);
+    // One change per round, libraries that nothing of the wheel NEEDs
+    // first: a search path written on an extension module (a DT_RPATH)
+    // may already serve the libraries it loads.
+    for (int round = 0; round < 4096; ++round) {
+      const CheckModel& lm = live();
+      model::Tree tree = model::build_tree(lm);
+      model::LoadResolution loads = model::resolve_loads(lm, tree);
       bool changed = false;
-      for (size_t li = 0; li < live_.libraries.size(); ++li) {
+      std::set<std::string> needed_names;
+      for (const auto& l : lm.libraries)
+        for (const auto& n : l.load.needed) needed_names.insert(n);
+      std::vector<size_t> order(lm.libraries.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      auto requested = [&](size_t i) {
+        const auto& l = lm.libraries[i];
+        auto w = model::install_path(l.member);
+        return needed_names.count(w ? model::file_name(*w) : l.member) > 0 ||
+               (l.load.soname && needed_names.count(*l.load.soname) > 0);
+      };
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return !requested(a) && requested(b); });
+      for (size_t li : order) {
+        if (changed) break;
         const size_t wi = live_index_[li];
         if (li >= loads.needed.size() || loads.needed[li].empty()) continue;
         const LibraryModel lib = w_.libraries[wi];
@@ -509,7 +526,7 @@ class Planner {
             add_dir(wi, std::string(p->directory),
                     "finds " + n + " in " + std::string(p->distribution) + "'s folder " + std::string(p->directory));
             changed = true;
-            continue;
+            break;
           }
           // Shipped elsewhere in the wheel.
           std::string elsewhere;
@@ -523,14 +540,17 @@ class Planner {
           if (found) {
             add_dir(wi, elsewhere, "the wheel ships " + n + " in " + (elsewhere.empty() ? "site-packages" : elsewhere));
             changed = true;
-            continue;
+            break;
           }
           if (li < loads.plugin.size() && !loads.plugin[li].empty()) {
             kinds_[{lib.member, n}] = {"plugin", "the library is a plugin (" + loads.plugin[li] +
                                                      "): the machine that chooses it provides " + n};
             continue;
           }
-          if (graft(wi, n)) changed = true;
+          if (graft(wi, n)) {
+            changed = true;
+            break;
+          }
         }
       }
       if (!changed) break;
@@ -816,7 +836,13 @@ class Planner {
       bool write_path = !(now == was);
       if (write_path) {
         Path out = now;
-        if (out.entries.empty()) out.entries = {"$ORIGIN"};  // an empty entry would search the working folder
+        if (out.entries.empty()) {
+          // Every entry dropped: the editor keeps one entry, and an empty
+          // one would search the working folder; the library's own folder
+          // is harmless.
+          out.entries = {"$ORIGIN"};
+          out.runpath = was.entries.empty() ? wants_runpath(wi) : was.runpath;
+        }
         ed.search_path = out.text();
         ed.runpath = out.runpath;
         SearchPathChange sc{l.member, was.entries.empty() ? "" : was.tag(), was.text(), out.tag(), out.text(), {}};

@@ -99,7 +99,6 @@ std::vector<std::string> manylinux_tags(int glibc_minor, std::string_view arch) 
   if (glibc_minor == 17) out.push_back("manylinux2014_" + a);
   if (glibc_minor == 12) out.push_back("manylinux2010_" + a);
   if (glibc_minor == 5) out.push_back("manylinux1_" + a);
-  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -66,10 +66,11 @@ struct SymbolVersionNeeds {
 std::optional<int> most_compatible_glibc(const SymbolVersionNeeds& needs, int floor = 17);
 
 /// The platform tags auditwheel writes for glibc 2.<minor> on `arch`
-/// ("x86_64", "aarch64"): "manylinux_2_<minor>_<arch>", preceded by the
+/// ("x86_64", "aarch64"): "manylinux_2_<minor>_<arch>", followed by the
 /// legacy alias where there is one ("manylinux2014_x86_64" for 2_17,
-/// "manylinux2010_*" for 2_12, "manylinux1_*" for 2_5), in the order of a
-/// file name's compressed tag set (PEP 425: sorted).
+/// "manylinux2010_*" for 2_12, "manylinux1_*" for 2_5), in the order
+/// auditwheel writes them into a file name
+/// (numpy-2.2.0-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl).
 std::vector<std::string> manylinux_tags(int glibc_minor, std::string_view arch);
 
 }  // namespace cuwheel
