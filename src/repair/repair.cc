@@ -920,14 +920,16 @@ std::string rewrite_metadata(std::string_view text, const std::vector<Requiremen
     }
     if (is_req(lines[k])) last_req = k;
   }
+  // Lines written in the file's own line ends (CRLF when its first line has one).
+  const std::string eol_cr = !lines.empty() && !lines[0].empty() && lines[0].back() == '\r' ? "\r" : "";
   std::vector<std::string> added;
   for (const auto& c : changes) {
     if (c.before.empty()) {
-      added.push_back("Requires-Dist: " + c.requirement);
+      added.push_back("Requires-Dist: " + c.requirement + eol_cr);
       continue;
     }
     for (size_t k = 0; k < header_end; ++k)
-      if (is_req(lines[k]) && value(lines[k]) == c.before) lines[k] = "Requires-Dist: " + c.requirement;
+      if (is_req(lines[k]) && value(lines[k]) == c.before) lines[k] = "Requires-Dist: " + c.requirement + eol_cr;
   }
   const size_t at = last_req == std::string::npos ? header_end : last_req + 1;
   lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at), added.begin(), added.end());

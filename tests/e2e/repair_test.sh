@@ -227,6 +227,16 @@ run 2 repair --ignore no-such-rule "$FIX"/rf_driver_good-*.whl -w "$WORK/o10"
 has "$WORK/err" "unknown rule"
 run 2 repair --rpath --runpath "$FIX"/rf_driver_good-*.whl -w "$WORK/o10"
 
+# 10. Every other fixture wheel of the project (hostile names, zip bombs,
+#     broken archives, the check fixtures): a plan or a named error, never a
+#     crash (exit 0, 1 or 2; the sanitizers abort with another status).
+find tests/fixtures -name '*.whl' -not -path "$FIX/*" | sort >"$WORK/all"
+while read -r w; do
+  "$CUWHEEL" repair --dry-run "$w" >"$WORK/out" 2>"$WORK/err"
+  rc=$?
+  case $rc in 0 | 1 | 2) ok ;; *) bad "repair --dry-run $w exited $rc: $(tail -c 300 "$WORK/err")" ;; esac
+done <"$WORK/all"
+
 # The inputs were only read.
 [ "$sha_before" = "$(sha256sum "$FIX"/*.whl "$FIX"/host/*)" ] && ok || bad "an input changed"
 finish
