@@ -20,6 +20,8 @@ packages=(
   ccache                        # rebuilds of the trees reuse unchanged objects
   python3 zip unzip
   elfutils                      # tests: eu-elflint checks what the ELF editor writes
+  qemu-user libc6-arm64-cross   # tests: edited aarch64 libraries load under qemu-aarch64
+  binutils-aarch64-linux-gnu    # tests: ... and still load after the cross strip
 )
 
 missing=()

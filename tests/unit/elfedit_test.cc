@@ -6,6 +6,8 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+
+#include <tuple>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -297,6 +299,58 @@ TEST(ElfEdit, OutputsPassElflintAndSurviveStrip) {
     EXPECT_EQ(call(p, c.fn), c.want);
     EXPECT_EQ(call(s, c.fn), c.want) << "after strip";
   }
+}
+
+// aarch64, linked for 64 KiB pages (pypa/auditwheel#251): the new segment
+// is aligned to 64 KiB in file and memory, and the output loads under
+// qemu-aarch64 with the cross sysroot (when both are installed), before
+// and after the cross strip.
+TEST(ElfEdit, Aarch64SixtyFourKiBPagesLoadUnderQemu) {
+  TempDir t;
+  const std::string a64 = kDir + "aarch64/";
+  fs::copy_file(a64 + "libelfb.so", t.path + "/libelfb.so");
+  const std::string sysroot = "/usr/aarch64-linux-gnu";
+  const bool have_qemu = std::system("command -v qemu-aarch64 >/dev/null 2>&1") == 0 &&
+                         fs::exists(sysroot + "/lib/ld-linux-aarch64.so.1");
+  const bool have_strip = std::system("command -v aarch64-linux-gnu-strip >/dev/null 2>&1") == 0;
+  auto run = [&](const std::string& lib, const char* fn) {
+    const std::string cmd = "qemu-aarch64 -L " + sysroot + " -E LD_LIBRARY_PATH='" + t.path + "' '" + a64 +
+                            "dlcall' '" + lib + "' " + fn + " 2>&1";
+    std::string out;
+    if (FILE* f = popen(cmd.c_str(), "r")) {
+      char buf[256];
+      while (fgets(buf, sizeof buf, f)) out += buf;
+      pclose(f);
+    }
+    return out;
+  };
+  int n = 0;
+  for (auto [in, fn, want] : {std::tuple{"libelfa.so", "a_value", "8\n"}, std::tuple{"libelfc.so", "c_value", "9\n"}}) {
+    ElfEdits e;
+    e.search_path = "$ORIGIN:$ORIGIN/../nvidia/cu13/lib:$ORIGIN/../nvidia/nccl/lib";
+    Edited out = edit(read_bytes(a64 + in), e);
+    ASSERT_TRUE(out.result.appended) << in;
+    elf::File f = parse(out.bytes);
+    EXPECT_EQ(f.dynamic().runpath, "$ORIGIN:$ORIGIN/../nvidia/cu13/lib:$ORIGIN/../nvidia/nccl/lib");
+    const elf::Segment* last = nullptr;
+    for (const auto& seg : f.segments())
+      if (seg.type == 1 /* PT_LOAD */ && (!last || seg.vaddr > last->vaddr)) last = &seg;
+    ASSERT_TRUE(last);
+    EXPECT_GE(last->align, 0x10000u) << in;
+    EXPECT_EQ(last->offset % 0x10000, last->vaddr % 0x10000) << in;
+    EXPECT_EQ(last->offset % 0x10000, 0u) << in;
+    const std::string p = t.path + "/case" + std::to_string(n++) + ".so";
+    write_bytes(p, out.bytes);
+    if (!have_qemu) continue;
+    EXPECT_EQ(run(a64 + in, fn), want) << "the input under qemu";
+    EXPECT_EQ(run(p, fn), want) << in << " edited";
+    if (!have_strip) continue;
+    const std::string st = p + ".stripped.so";
+    fs::copy_file(p, st);
+    ASSERT_EQ(std::system(("aarch64-linux-gnu-strip '" + st + "' 2>/dev/null").c_str()), 0);
+    EXPECT_EQ(run(st, fn), want) << in << " edited, then stripped";
+  }
+  if (!have_qemu) GTEST_SKIP() << "qemu-aarch64 or the aarch64 sysroot is missing: layout checked, loads not run";
 }
 
 // Removing every versioned NEEDED of a library without version definitions
