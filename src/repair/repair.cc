@@ -14,6 +14,7 @@
 #include "cuwheel/base/bytes.h"
 #include "cuwheel/base/digest.h"
 #include "cuwheel/base/fileio.h"
+#include "cuwheel/base/source.h"
 #include "cuwheel/cuda/libclass.h"
 #include "cuwheel/host/ldcache.h"
 #include "cuwheel/model/loading.h"
@@ -1022,7 +1023,9 @@ Status apply_repair(const CheckModel& m, const RepairPlan& plan, const std::stri
   } cleanup{tmp};
 
   size_t counter = 0;
-  auto write_edited = [&](ByteView in, const ElfEdits& edits, const std::string& what) -> Expected<std::string> {
+  // `blob`, when given, holds `in`: its pages are let go once written.
+  auto write_edited = [&](ByteView in, const ElfEdits& edits, const std::string& what,
+                          const Blob* blob = nullptr) -> Expected<std::string> {
     auto p = plan_elf_edit(in, edits);
     if (!p) return p.error().context(what);
     const std::string path = tmp + "/" + std::to_string(counter++);
@@ -1031,8 +1034,12 @@ Status apply_repair(const CheckModel& m, const RepairPlan& plan, const std::stri
     Status s = Ok{};
     // The input's bytes in 1 MiB pieces, the patches over them, the tail.
     const uint64_t n = in.size();
-    for (uint64_t off = 0; off < n && s; off += 1 << 20)
-      s = pwrite_all(fd, off, in.data() + off, static_cast<size_t>(std::min<uint64_t>(1 << 20, n - off)), what);
+    constexpr uint64_t kPiece = 16ull << 20;
+    for (uint64_t off = 0; off < n && s; off += kPiece) {
+      const size_t len = static_cast<size_t>(std::min<uint64_t>(kPiece, n - off));
+      s = pwrite_all(fd, off, in.data() + off, len, what);
+      if (blob) blob->release(off, len);
+    }
     for (const auto& patch : p->patches)
       if (s) s = pwrite_all(fd, patch.offset, patch.bytes.data(), patch.bytes.size(), what);
     if (s && !p->tail.empty()) s = pwrite_all(fd, p->tail_offset, p->tail.data(), p->tail.size(), what);
@@ -1069,7 +1076,7 @@ Status apply_repair(const CheckModel& m, const RepairPlan& plan, const std::stri
     } else if (edit != plan.edits.end()) {
       auto b = wheel->read(zm);
       if (!b) return b.error();
-      auto path = write_edited(b->view(), edit->second, m.path + ": " + zm.name);
+      auto path = write_edited(b->view(), edit->second, m.path + ": " + zm.name, &*b);
       if (!path) return path.error();
       om.file = *path;
     } else {

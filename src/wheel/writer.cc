@@ -13,11 +13,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -209,11 +211,45 @@ Expected<WheelWriteStats> write_wheel(Wheel& in, std::vector<OutMember> members,
     if (!m.keep) continue;
     auto bytes = in.read(*m.keep);
     if (!bytes) return bytes.error();
-    if (input_record)
-      if (const RecordEntry* re = input_record->find(m.keep->name); re && !re->hash_algorithm.empty())
-        if (auto s = verify_record_entry(*re, bytes->view()); !s)
-          return s.error().context(in.path() + ": " + printable(m.keep->name));
-    e.hash = record_hash(sha256(bytes->view()));
+    // Hashed in pieces whose pages are let go once read, so a member of
+    // gigabytes does not stay resident (Blob::release); the input's RECORD
+    // digest (any algorithm it names) is computed in the same pass.
+    const RecordEntry* re = input_record ? input_record->find(m.keep->name) : nullptr;
+    if (re && re->hash_algorithm.empty()) re = nullptr;
+    auto ours = Digest::create("sha256");
+    if (!ours) return ours.error();
+    std::optional<Digest> theirs;
+    if (re && re->hash_algorithm != "sha256") {
+      auto d = Digest::create(re->hash_algorithm);
+      if (!d) return d.error().context(in.path() + ": " + printable(m.keep->name) + ": RECORD line " + std::to_string(re->line));
+      theirs = std::move(*d);
+    }
+    const ByteView v = bytes->view();
+    constexpr uint64_t kPiece = 16ull << 20;
+    for (uint64_t off = 0; off < v.size(); off += kPiece) {
+      const ByteView piece = v.subspan(off, std::min<uint64_t>(kPiece, v.size() - off));
+      ours->update(piece);
+      if (theirs) theirs->update(piece);
+      bytes->release(off, piece.size());
+    }
+    const std::string raw = ours->finish();
+    std::array<uint8_t, 32> digest{};
+    std::copy(raw.begin(), raw.end(), digest.begin());
+    if (re) {
+      const std::string got = theirs ? theirs->finish() : raw;
+      const std::string where = in.path() + ": " + printable(m.keep->name) + ": RECORD line " + std::to_string(re->line);
+      if (re->size && *re->size != v.size())
+        return Error(where + ": size mismatch: RECORD says " + std::to_string(*re->size) + " bytes, member has " +
+                     std::to_string(v.size()));
+      auto expected = base64url_decode(re->hash_value);
+      if (!expected) return Error(where + ": digest '" + printable(re->hash_value) + "' is not URL-safe base64");
+      if (*expected != got) {
+        ByteView gv(reinterpret_cast<const uint8_t*>(got.data()), got.size());
+        return Error(where + ": " + re->hash_algorithm + " mismatch: RECORD says " + printable(re->hash_value) +
+                     ", member has " + base64url_nopad(gv));
+      }
+    }
+    e.hash = record_hash(digest);
     auto off = in.data_offset(*m.keep);
     if (!off) return off.error();
     e.method = m.keep->method;

@@ -280,7 +280,10 @@ int run_repair() {
       worst(kExitUnreadable);
       continue;
     }
-    // The output checked with the same rules before it takes its name.
+    // The output checked with the same rules before it takes its name
+    // (the input's model let go first: memory holds one model at a time).
+    one.clear();
+    findings.clear();
     auto post = check::build_models(tmp, bo);
     std::vector<check::Finding> after;
     if (post) after = check::run_rules(*post, policy);
