@@ -172,6 +172,7 @@ CheckModel light_copy(const CheckModel& m) {
     c.version_need_files = l.version_need_files;
     c.cuda_symbol_needs = l.cuda_symbol_needs;
     c.library_strings = l.library_strings;
+    c.dlopen_names = l.dlopen_names;
     c.error = l.error;
     c.elf_error = l.elf_error;
     w.libraries.push_back(std::move(c));
@@ -250,6 +251,7 @@ class Planner {
 
     remove_bundled();
     apply_fixes();
+    follow_dlopen();
     follow_version_needs();
     simulate();
     declare_dependencies();
@@ -286,6 +288,8 @@ class Planner {
         reason[member] = name + " is a CUDA library that " +
                          (p ? std::string(p->distribution) : std::string("NVIDIA's pip packages")) +
                          " provides: depend on it instead of shipping a copy";
+        if (p && !p->directory.empty())
+          removed_cuda_.push_back({restore_name(name), std::string(p->distribution), std::string(p->directory), member});
       } else {
         return;
       }
@@ -340,6 +344,24 @@ class Planner {
                                           n + " was a renamed copy, removed; the library NEEDs " + it->second +
                                               " again, with its version needs"});
         }
+    }
+  }
+
+  // A removed copy that libraries open by name (dlopen("libcublas.so.12"),
+  // LibraryModel::dlopen_names) rather than NEED: dlopen from a library
+  // searches that library's DT_RUNPATH, so each such library gets the
+  // package's folder, and the package is declared.
+  void follow_dlopen() {
+    for (const auto& rc : removed_cuda_) {
+      bool opened = false;
+      for (size_t i = 0; i < w_.libraries.size(); ++i) {
+        if (gone_.count(i) || !model::loadable(w_.libraries[i])) continue;
+        const auto& names = w_.libraries[i].dlopen_names;
+        if (std::find(names.begin(), names.end(), rc.soname) == names.end()) continue;
+        add_dir(i, rc.dir, "opens " + rc.soname + " by name (dlopen), in " + rc.dist + "'s folder " + rc.dir);
+        opened = true;
+      }
+      (void)opened;
     }
   }
 
@@ -656,6 +678,7 @@ class Planner {
     struct Need {
       std::string soname, member, symbol;
       std::optional<CudaRelease> floor;
+      bool shipped = false;  ///< only a removed copy asks for it
     };
     std::map<std::string, Need> needs;  // distribution -> need
     for (size_t li = 0; li < live_.libraries.size(); ++li) {
@@ -691,9 +714,19 @@ class Planner {
         }
       }
     }
+    // A removed copy is declared whether or not a library NEEDs it: the
+    // package loaded it somehow (by name, from Python).
+    for (const auto& rc : removed_cuda_) {
+      if (reqs_.has(rc.dist) || rc.dist == self_ || needs.count(rc.dist)) continue;
+      auto& nd = needs[rc.dist];
+      nd.soname = rc.soname;
+      nd.member = rc.member;
+      nd.shipped = true;
+    }
     for (const auto& [dist, nd] : needs) {
       std::string spec;
-      std::string why = nd.member + " NEEDs " + nd.soname;
+      std::string why = nd.shipped ? "the wheel shipped " + nd.member + " (" + nd.soname + "), which it loads by name"
+                                   : nd.member + " NEEDs " + nd.soname;
       const auto major = soname_major(nd.soname);
       if (nd.floor) {
         spec = ">=" + nd.floor->str();
@@ -881,6 +914,10 @@ class Planner {
   std::vector<Path> original_;         // per input library, its search path
   std::vector<Path> graft_original_path_;
   std::vector<Graft> grafts_;
+  struct RemovedCuda {
+    std::string soname, dist, dir, member;
+  };
+  std::vector<RemovedCuda> removed_cuda_;
   std::map<std::string, std::vector<std::string>> dropped_, reasons_, absolute_;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> vn_renames_, graft_renames_;
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> kinds_;

@@ -111,7 +111,7 @@ TEST(Repair, BundledMathLibrariesBecomeDependencies) {
 
 TEST(Repair, CleanTwinsNeedNothing) {
   for (const char* w : {"rf_driver_good", "rf_math_cu12_good", "rf_renamed_cu12_good", "rf_abs_cu12_good",
-                        "rf_origin_cu13_good", "rf_nccl_cu13_good", "rf_undeclared_cu13_good"}) {
+                        "rf_origin_cu13_good", "rf_nccl_cu13_good", "rf_undeclared_cu13_good", "rf_dlopen_cu13_good"}) {
     auto p = plan_of(kDir + w + kTag);
     EXPECT_FALSE(p.plan.changes()) << w;
     EXPECT_TRUE(p.plan.problems.empty()) << w;
@@ -122,7 +122,7 @@ TEST(Repair, CleanTwinsNeedNothing) {
 TEST(Repair, AppliedOutputsPassTheCheckAndRepairToThemselves) {
   TempDir t;
   for (const char* w : {"rf_driver_bad", "rf_math_cu12_bad", "rf_renamed_cu12_bad", "rf_abs_cu12_bad",
-                        "rf_origin_cu13_bad", "rf_nccl_cu13_bad", "rf_undeclared_cu13_bad", "rf_chain"}) {
+                        "rf_origin_cu13_bad", "rf_nccl_cu13_bad", "rf_undeclared_cu13_bad", "rf_dlopen_cu13_bad", "rf_chain"}) {
     const std::string in = kDir + w + kTag;
     EXPECT_FALSE(check_errors(in).empty()) << w << " should fail the check before repair";
     auto p = plan_of(in);
