@@ -129,6 +129,22 @@ TEST(CheckPolicy, ErrorsNameFileLineAndKey) {
   EXPECT_NE(no_table.error().message().find("no [tool.cuwheel] table"), std::string::npos);
 }
 
+TEST(CheckPolicy, RepairTable) {
+  auto ok = load_policy(write_temp("pyproject.toml",
+                                   "[tool.cuwheel.repair]\nsearch-path = \"runpath\"\nexclude = [\"libmpi.so.*\"]\n"));
+  ASSERT_TRUE(ok) << ok.error().message();
+  EXPECT_EQ(ok->repair_search_path, "runpath");
+  EXPECT_EQ(ok->repair_exclude, std::vector<std::string>{"libmpi.so.*"});
+  auto bad = load_policy(write_temp("cuwheel.toml", "[repair]\nsearch-path = \"both\"\n"));
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("repair.search-path must be"), std::string::npos) << bad.error().message();
+  auto typo = load_policy(write_temp("cuwheel.toml", "[repair]\nexclud = []\n"));
+  ASSERT_FALSE(typo);
+  EXPECT_NE(typo.error().message().find("did you mean \"exclude\""), std::string::npos) << typo.error().message();
+  auto not_table = load_policy(write_temp("cuwheel.toml", "repair = 1\n"));
+  ASSERT_FALSE(not_table);
+}
+
 TEST(CheckPolicy, ParseSize) {
   EXPECT_EQ(parse_size("200MB"), 200000000u);
   EXPECT_EQ(parse_size("1.5 GiB"), 1610612736u);
