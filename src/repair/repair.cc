@@ -516,13 +516,17 @@ class Planner {
           const std::string& n = lib.load.needed[k];
           if (!decided.insert({lib.member, n}).second) continue;
           if (excluded(o_, n)) {
-            kinds_[{lib.member, n}] = {"excluded", "left outside the wheel (--exclude)"};
+            kinds_[{lib.member, n}] = {"excluded", "left outside the wheel (--exclude or the policy's repair.exclude)"};
             continue;
           }
           if (auto pl = std::find_if(live_.python_loads.begin(), live_.python_loads.end(),
                                      [&](const model::PythonLoad& x) { return x.loads(n); });
               pl != live_.python_loads.end()) {
-            kinds_[{lib.member, n}] = {"python", "loaded by the package's Python code first (" + pl->describe() + ")"};
+            // cuda.pathfinder with cuda-pathfinder declared leaves the
+            // choice of CUDA to the user (undeclared-dependency's note).
+            const bool chooser = pl->kind == model::PythonLoad::Kind::pathfinder && declared_.count("cuda-pathfinder");
+            kinds_[{lib.member, n}] = {chooser ? "python-pathfinder" : "python",
+                                       "loaded by the package's Python code first (" + pl->describe() + ")"};
             continue;
           }
           if (const model::Provider* p = declared_provider(n)) {
@@ -530,14 +534,25 @@ class Planner {
             continue;
           }
           const LibraryClass c = classify_soname(n);
+          const bool plugin = li < loads.plugin.size() && !loads.plugin[li].empty();
+          if (c.kind == LibraryKind::cuda_toolkit && plugin) {
+            // A backend chosen at run time (bitsandbytes' libbitsandbytes_cuda118.so):
+            // the machine that chooses it provides its CUDA, as check says.
+            kinds_[{lib.member, n}] = {"plugin", "the library is a plugin (" + loads.plugin[li] +
+                                                     "): the machine that chooses it provides " + n};
+            continue;
+          }
           if (c.kind == LibraryKind::cuda_toolkit) {
             if (self_nvidia_) continue;
-            auto majors = model::candidate_majors(c, claim_);
+            auto majors = model::candidate_majors(c, claim_ ? claim_ : library_major(lib));
             if (majors.size() != 1) {
               plan_.problems.push_back(
                   lib.member + ": DT_NEEDED " + n +
-                  (majors.empty() ? " matches no NVIDIA pip package (an unversioned or unknown version)"
-                                  : " fits CUDA 12 and CUDA 13; say which (--cuda-major or the policy's cuda-major)"));
+                  (majors.empty() ? (c.form == SonameForm::unversioned
+                                         ? std::string(" has no version, so no pip package's soname matches it")
+                                         : std::string(" is a CUDA library of a major cuwheel's package tables do not "
+                                                       "cover (CUDA 12 and 13 only)"))
+                                  : std::string(" fits CUDA 12 and CUDA 13; say which (--cuda-major or the policy's cuda-major)")));
               continue;
             }
             const Provision* p = c.provision(majors[0]);
@@ -669,64 +684,94 @@ class Planner {
     return live_;
   }
 
+  // Declared without a condition (not only behind an extra), or implied by
+  // a package that is: what a plain `pip install` of the wheel installs.
+  bool declared_unconditionally(const std::string& dist) const {
+    for (const auto* list : {&reqs_.declared, &reqs_.implied})
+      for (const auto& d : *list)
+        if (d.distribution == dist && d.behind_extras.empty()) return true;
+    return false;
+  }
+
   // Requires-Dist for the NVIDIA packages whose folders the libraries now
-  // search (or already searched without declaring them).
+  // search (or already searched without declaring them), for the removed
+  // copies, and for CUDA names the package's Python code loads first.
+  // Plugins (opened with dlopen when chosen) are left to the machine that
+  // chooses them, as check leaves them.
   void declare_dependencies() {
     if (self_nvidia_) return;
-    model::Tree tree = model::build_tree(live());
-    model::LoadResolution loads = model::resolve_loads(live_, tree);
+    const CheckModel& lm = live();
+    model::Tree tree = model::build_tree(lm);
+    model::LoadResolution loads = model::resolve_loads(lm, tree);
     struct Need {
       std::string soname, member, symbol;
       std::optional<CudaRelease> floor;
-      bool shipped = false;  ///< only a removed copy asks for it
+      std::string how = "NEEDs";  ///< how the library asks for it
     };
     std::map<std::string, Need> needs;  // distribution -> need
-    for (size_t li = 0; li < live_.libraries.size(); ++li) {
-      const LibraryModel& lib = live_.libraries[li];
-      if (li >= loads.needed.size()) continue;
+    auto want = [&](const std::string& dist, const std::string& soname, const std::string& member, const std::string& how) {
+      if (dist.empty() || dist == self_ || declared_unconditionally(dist)) return;
+      auto& nd = needs[dist];
+      if (nd.member.empty()) {
+        nd.soname = soname;
+        nd.member = member;
+        nd.how = how;
+      }
+    };
+    for (size_t li = 0; li < lm.libraries.size(); ++li) {
+      const LibraryModel& lib = lm.libraries[li];
+      if (li >= loads.needed.size() || (li < loads.plugin.size() && !loads.plugin[li].empty())) continue;
+      const auto majors_hint = library_major(lib);
       for (size_t k = 0; k < lib.load.needed.size() && k < loads.needed[li].size(); ++k) {
         const auto& r = loads.needed[li][k];
-        if (r.how != How::nvidia_folder) continue;
         const std::string& n = lib.load.needed[k];
         const LibraryClass c = classify_soname(n);
-        for (int major : model::candidate_majors(c, claim_)) {
+        if (c.kind != LibraryKind::cuda_toolkit || declared_provider(n)) continue;
+        auto kind = kinds_.find({lib.member, n});
+        const bool by_python = r.how == How::unresolved && kind != kinds_.end() && kind->second.first == "python";
+        if (r.how != How::nvidia_folder && !by_python) continue;
+        for (int major : model::candidate_majors(c, claim_ ? claim_ : majors_hint)) {
           const Provision* p = c.provision(major);
-          if (!p || p->directory != r.dir) continue;
-          const std::string dist(p->distribution);
-          if (reqs_.has(dist) || declared_provider(n) || dist == self_) continue;
-          auto& nd = needs[dist];
-          if (nd.member.empty()) {
-            nd.soname = std::string(p->soname).find('*') == std::string::npos ? std::string(p->soname) : n;
-            nd.member = lib.member;
-          }
+          if (!p || (r.how == How::nvidia_folder && p->directory != r.dir)) continue;
+          const std::string soname = std::string(p->soname).find('*') == std::string::npos ? std::string(p->soname) : n;
+          want(std::string(p->distribution), soname, lib.member, by_python ? "NEEDs (its Python code loads it first)" : "NEEDs");
+          if (by_python) break;
         }
       }
-      for (const auto& s : lib.cuda_symbol_needs) {
-        if (!s.first_release) continue;
-        const LibraryClass c = classify_soname(s.file);
-        const Provision* p = c.provision(s.first_release->major);
+    }
+    // A removed copy is declared whether or not a library NEEDs it (the
+    // package loaded it somehow), unless a declared dependency puts it in
+    // the process.
+    for (const auto& rc : removed_cuda_) {
+      if (declared_provider(rc.soname)) continue;
+      std::string needer;
+      for (const auto& l : lm.libraries)
+        if (needer.empty() && std::find(l.load.needed.begin(), l.load.needed.end(), rc.soname) != l.load.needed.end())
+          needer = l.member;
+      if (!needer.empty()) want(rc.dist, rc.soname, needer, "NEEDs (the wheel's copy was removed)");
+      else want(rc.dist, rc.soname, rc.member, "shipped, and loads by name,");
+    }
+    // Floors: the newest CUDA release a versioned symbol of the package's
+    // library needs, over every library.
+    for (const auto& lib : lm.libraries)
+      for (const auto& sn : lib.cuda_symbol_needs) {
+        if (!sn.first_release) continue;
+        const LibraryClass c = classify_soname(sn.file);
+        const Provision* p = c.provision(sn.first_release->major);
         if (!p) continue;
         auto it = needs.find(std::string(p->distribution));
         if (it == needs.end()) continue;
-        if (!it->second.floor || *it->second.floor < *s.first_release) {
-          it->second.floor = *s.first_release;
-          it->second.symbol = s.symbol + " (" + lib.member + ")";
+        if (!it->second.floor || *it->second.floor < *sn.first_release) {
+          it->second.floor = *sn.first_release;
+          it->second.symbol = sn.symbol + " (" + lib.member + ")";
         }
       }
-    }
-    // A removed copy is declared whether or not a library NEEDs it: the
-    // package loaded it somehow (by name, from Python).
-    for (const auto& rc : removed_cuda_) {
-      if (reqs_.has(rc.dist) || rc.dist == self_ || needs.count(rc.dist)) continue;
-      auto& nd = needs[rc.dist];
-      nd.soname = rc.soname;
-      nd.member = rc.member;
-      nd.shipped = true;
-    }
     for (const auto& [dist, nd] : needs) {
       std::string spec;
-      std::string why = nd.shipped ? "the wheel shipped " + nd.member + " (" + nd.soname + "), which it loads by name"
-                                   : nd.member + " NEEDs " + nd.soname;
+      std::string why = nd.how.rfind("shipped", 0) == 0
+                            ? "the wheel shipped " + nd.member + " (" + nd.soname + "), which it loads by name"
+                            : nd.member + " " + nd.how + " " + nd.soname;
+      if (reqs_.has(dist)) why += "; declared only behind an extra, which a plain install does not install";
       const auto major = soname_major(nd.soname);
       if (nd.floor) {
         spec = ">=" + nd.floor->str();
@@ -742,41 +787,85 @@ class Planner {
     }
   }
 
+  // The CUDA major a library's own unambiguous CUDA names pin
+  // (libcusparse.so.12 fits 12 and 13; beside libcublas.so.12 it is 12).
+  std::optional<int> library_major(const LibraryModel& lib) const {
+    std::set<int> majors;
+    for (const auto& n : lib.load.needed) {
+      const LibraryClass c = classify_soname(n);
+      if (c.kind == LibraryKind::cuda_toolkit)
+        if (auto mj = c.major()) majors.insert(*mj);
+    }
+    if (majors.size() == 1) return *majors.begin();
+    return std::nullopt;
+  }
+
   // 5. The platform tag.
   Status choose_platform() {
-    SymbolVersionNeeds needs;
+    // Plugins (opened with dlopen when chosen) do not set the tag, as the
+    // platform-tag rule does not hold them to it: only the older machines
+    // that choose one fail, the rest of the package loads.
+    SymbolVersionNeeds needs, plugin_needs;
     uint16_t machine = 0;
-    for (const auto& l : live().libraries) {
+    const CheckModel& lm = live();
+    const model::LoadResolution loads = model::resolve_loads(lm, model::build_tree(lm));
+    for (size_t li = 0; li < lm.libraries.size(); ++li) {
+      const auto& l = lm.libraries[li];
       if (!model::loadable(l)) continue;
       if (!machine) machine = l.load.machine;
+      const bool plugin = li < loads.plugin.size() && !loads.plugin[li].empty();
       for (const auto& vn : l.load.version_needs)
-        for (const auto& v : vn.versions) needs.add(l.member, v);
+        for (const auto& v : vn.versions) (plugin ? plugin_needs : needs).add(l.member, v);
     }
     const auto& wf = *m_.parsed_filename;
     std::string arch;
     for (const auto& t : wf.platform_tags)
       if (arch.empty()) arch = arch_of_tag(t);
     if (arch.empty()) arch = arch_of_machine(machine);
-    auto max_text = [&]() {
+    // Every library, plugins too: what a tag chosen here promises.
+    SymbolVersionNeeds all = needs;
+    for (const auto* mx : {&plugin_needs.glibc, &plugin_needs.glibcxx, &plugin_needs.cxxabi})
+      if (*mx) all.add(mx->value().member, mx->value().text);
+    auto text_of = [](const SymbolVersionNeeds& n) {
       std::string t;
-      for (const auto* mx : {&needs.glibc, &needs.glibcxx, &needs.cxxabi})
+      for (const auto* mx : {&n.glibc, &n.glibcxx, &n.cxxabi})
         if (*mx) t += (t.empty() ? "" : ", ") + (*mx)->text + " (" + (*mx)->member + ")";
       return t.empty() ? std::string("no GLIBC, GLIBCXX or CXXABI version") : t;
     };
+    auto max_text = [&]() { return text_of(needs); };
     plan_.platform_tags = wf.platform_tags;
+    // Every library of one architecture, the tag's.
+    const std::string lib_arch = arch_of_machine(machine);
+    for (const auto& l : lm.libraries)
+      if (model::loadable(l) && !arch.empty() && arch_of_machine(l.load.machine) != arch)
+        plan_.problems.push_back(l.member + " is an ELF file for " +
+                                 (arch_of_machine(l.load.machine).empty() ? "machine " + std::to_string(l.load.machine)
+                                                                          : arch_of_machine(l.load.machine)) +
+                                 ", the wheel's platform is " + arch);
+    bool has_elf = false;
+    for (const auto& l : lm.libraries) has_elf = has_elf || model::loadable(l);
+    bool linux_tag = false;
+    for (const auto& t : wf.platform_tags) linux_tag = linux_tag || !arch_of_tag(t).empty();
     if (o_.plat) {
       auto g = platform_tag_glibc(*o_.plat);
-      if (!g || arch_of_tag(*o_.plat).empty())
-        return Error("--plat " + *o_.plat + " is not a manylinux platform tag (manylinux_2_28_x86_64, manylinux2014_aarch64)");
-      if (!arch.empty() && arch_of_tag(*o_.plat) != arch)
-        return Error("--plat " + *o_.plat + " is for " + arch_of_tag(*o_.plat) + ", the wheel's libraries are " + arch);
-      if (!needs.allowed_by(*g))
-        return Error("cannot repair to " + *o_.plat + ": the libraries need " + max_text() +
-                     (most_compatible_glibc(needs) ? ", which manylinux_2_" + std::to_string(*most_compatible_glibc(needs)) +
-                                                         " allows"
-                                                   : ""));
+      if (auto v = validate_plat(*o_.plat); !v) return v.error();
+      if (!lib_arch.empty() && arch_of_tag(*o_.plat) != lib_arch)
+        return Error("--plat " + *o_.plat + " is for " + arch_of_tag(*o_.plat) + ", the wheel's libraries are " + lib_arch);
+      if (!needs.allowed_by(*g)) {
+        plan_.problems.push_back("cannot repair to " + *o_.plat + ": the libraries need " + max_text() +
+                                 (most_compatible_glibc(needs)
+                                      ? ", which manylinux_2_" + std::to_string(*most_compatible_glibc(needs)) + " allows"
+                                      : ""));
+      }
       plan_.platform_tags = manylinux_tags(*g, arch_of_tag(*o_.plat));
       plan_.platform_reason = "--plat " + *o_.plat + "; the libraries need " + max_text();
+    } else if (has_elf && !linux_tag) {
+      std::string tags;
+      for (const auto& t : wf.platform_tags) tags += (tags.empty() ? "" : ".") + t;
+      plan_.problems.push_back("the wheel's platform tag is " + tags + " but it ships ELF libraries for Linux " +
+                               (lib_arch.empty() ? std::string("") : lib_arch + " ") +
+                               "(a platform wheel built as a pure one): build it as a platform wheel, or give --plat");
+      plan_.platform_reason = "kept: not a Linux platform tag";
     } else {
       std::optional<int> promise;
       bool linux_only = !wf.platform_tags.empty();
@@ -785,20 +874,45 @@ class Planner {
         if (!(t.rfind("linux_", 0) == 0 || platform_tag_glibc(t))) linux_only = false;
       }
       if (promise && needs.allowed_by(*promise)) {
-        plan_.platform_reason = "kept: the libraries need " + max_text() + ", which the tag allows";
+        const bool core_any = needs.glibc || needs.glibcxx || needs.cxxabi;
+        const bool plugin_any = plugin_needs.glibc || plugin_needs.glibcxx || plugin_needs.cxxabi;
+        plan_.platform_reason = core_any || !plugin_any
+                                    ? "kept: the libraries need " + max_text() + ", which the tag allows"
+                                    : std::string("kept: only plugins need symbol versions");
       } else if (linux_only && !arch.empty()) {
-        auto g = most_compatible_glibc(needs);
+        // A tag chosen here counts the plugins too (it promises every
+        // file); --plat may ask for less.
+        auto g = most_compatible_glibc(all);
         if (!g) {
-          plan_.problems.push_back("the libraries need " + max_text() + ", newer than every manylinux policy known");
+          plan_.problems.push_back("the libraries need " + text_of(all) + ", newer than every manylinux policy known");
         } else {
           plan_.platform_tags = manylinux_tags(*g, arch);
-          plan_.platform_reason = "the most compatible tag the libraries allow: they need " + max_text();
+          plan_.platform_reason = "the most compatible tag the libraries allow: they need " + text_of(all);
         }
       } else {
         plan_.platform_reason = "kept: not a Linux platform tag";
       }
     }
+    const bool chose = plan_.platform_reason.rfind("the most compatible", 0) == 0;
+    for (const auto* mx : {&plugin_needs.glibc, &plugin_needs.glibcxx, &plugin_needs.cxxabi})
+      if (*mx && !chose) {
+        const auto* core = mx == &plugin_needs.glibc ? &needs.glibc : mx == &plugin_needs.glibcxx ? &needs.glibcxx : &needs.cxxabi;
+        if (!*core || (*core)->version < (*mx)->version)
+          plan_.platform_reason += "; the plugin " + (*mx)->member + " needs " + (*mx)->text + " (not counted: opened only when chosen)";
+      }
     plan_.retagged = plan_.platform_tags != wf.platform_tags;
+    // WHEEL's Tag lines are written whenever they are not the file name's
+    // (tag-mismatch: a wheel renamed by hand).
+    if (!plan_.retagged && m_.wheel_info) {
+      std::set<std::string> want, have(m_.wheel_info->tags.begin(), m_.wheel_info->tags.end());
+      for (const auto& py : wf.python_tags)
+        for (const auto& abi : wf.abi_tags)
+          for (const auto& pl : wf.platform_tags) want.insert(py + "-" + abi + "-" + pl);
+      if (want != have) {
+        plan_.retagged = true;
+        plan_.platform_reason += "; WHEEL's Tag lines rewritten to the file name's tags";
+      }
+    }
     std::string name = wf.distribution + "-" + wf.version;
     if (wf.build) name += "-" + *wf.build;
     auto join = [](const std::vector<std::string>& v) {
@@ -984,7 +1098,10 @@ std::string rewrite_wheel_info(std::string_view text, const WheelFilename& wf, c
   std::string tags;
   for (const auto& py : wf.python_tags)
     for (const auto& abi : wf.abi_tags)
-      for (const auto& p : plats) tags += "Tag: " + py + "-" + abi + "-" + p + "\n";
+      for (const auto& p : plats) tags += "Tag: " + py + "-" + abi + "-" + p + "\r\n";
+  const bool crlf = text.find("\r\n") != std::string_view::npos;
+  if (!crlf)
+    for (size_t k; (k = tags.find("\r\n")) != std::string::npos;) tags.erase(k, 1);
   while (i < text.size()) {
     size_t e = text.find('\n', i);
     if (e == std::string_view::npos) e = text.size();
@@ -1003,6 +1120,27 @@ std::string rewrite_wheel_info(std::string_view text, const WheelFilename& wf, c
 
 }  // namespace
 
+Status validate_plat(const std::string& tag) {
+  const std::string form = " (one manylinux tag such as manylinux_2_28_x86_64 or manylinux2014_aarch64)";
+  if (tag.find('.') != std::string::npos)
+    return Error("--plat " + tag + " is a set of tags; give one" + form);
+  auto g = platform_tag_glibc(tag);
+  const std::string arch = arch_of_tag(tag);
+  if (!g || arch.empty()) return Error("--plat " + tag + " is not a manylinux platform tag" + form);
+  const std::string expect_legacy = *g == 5 ? "manylinux1_" : *g == 12 ? "manylinux2010_" : *g == 17 ? "manylinux2014_" : "";
+  const std::string pep600 = "manylinux_2_" + std::to_string(*g) + "_" + arch;
+  if (tag != pep600 && (expect_legacy.empty() || tag != expect_legacy + arch))
+    return Error("--plat " + tag + " is not a manylinux platform tag" + form);
+  bool known = false;
+  for (const auto& r : manylinux_policies()) known = known || r.glibc_minor == *g;
+  if (!known) {
+    std::string rows;
+    for (const auto& r : manylinux_policies()) rows += (rows.empty() ? "" : ", ") + std::to_string(r.glibc_minor);
+    return Error("--plat " + tag + ": glibc 2." + std::to_string(*g) + " is no manylinux policy (known: 2." + rows + ")");
+  }
+  return Ok{};
+}
+
 bool RepairPlan::changes() const {
   return !removed.empty() || !grafted.empty() || !requirements.empty() || !edits.empty() || retagged;
 }
@@ -1019,11 +1157,38 @@ Expected<RepairPlan> plan_repair(const CheckModel& m, const std::vector<Diagnost
   if (!m.record) return Error(m.path + ": no readable .dist-info/RECORD");
   for (const auto& l : m.libraries)
     if (l.is_elf && !l.elf_error.empty()) return Error(m.path + ": " + l.member + ": " + l.elf_error);
+  // A RECORD that does not match the members: repairing would write a
+  // fresh RECORD over whatever changed them.
+  for (const auto& f : findings)
+    if (f.rule == "record-mismatch" && f.severity == Severity::error)
+      return Error(m.path + (f.member.empty() ? "" : ": " + f.member) + ": " + f.message +
+                   " (record-mismatch: a wheel whose RECORD does not match its members is not repaired)");
   Planner p(m, findings, providers, options);
-  return p.run();
+  auto plan = p.run();
+  if (!plan) return plan;
+  // What the check finds that repair does not change: the output would
+  // fail on it too, so the plan says so (a dry run predicts the result).
+  static const std::set<std::string> kRepaired = {
+      "bundled-driver-library", "bundled-cuda-library", "build-machine-path", "unresolved-runpath",
+      "unresolved-needed",      "undeclared-dependency", "needed-version-mismatch", "deprecated-package-name",
+      "dependency-floor-too-low", "platform-tag",        "tag-mismatch"};
+  std::set<std::string> said;
+  for (const auto& f : findings)
+    if (f.severity == Severity::error && !kRepaired.count(f.rule) && said.insert(f.rule + f.member + f.message).second)
+      plan->problems.push_back("not repaired: " + f.rule + (f.member.empty() ? "" : " on " + f.member) + ": " + f.message);
+  // A bundled CUDA copy kept by --exclude fails bundled-cuda-library.
+  for (const auto& f : findings)
+    if (f.rule == "bundled-cuda-library" && f.severity == Severity::error && f.fix) {
+      bool removed = false;
+      for (const auto& r : plan->removed) removed = removed || r.member == f.fix->target;
+      if (!removed)
+        plan->problems.push_back("kept by --exclude: " + f.fix->target +
+                                 " stays bundled, which bundled-cuda-library flags (ignore that rule to keep it)");
+    }
+  return plan;
 }
 
-Status apply_repair(const CheckModel& m, const RepairPlan& plan, const std::string& out) {
+Status apply_repair(const CheckModel& m, const RepairPlan& plan, const std::string& out, uint64_t timestamp) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::exists(out, ec) && fs::equivalent(out, m.path, ec)) return Error(out + ": is the input; repair never writes its input");
@@ -1139,11 +1304,7 @@ Status apply_repair(const CheckModel& m, const RepairPlan& plan, const std::stri
     members.push_back(std::move(om));
   }
   WheelWriteOptions wo;
-  if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); sde && *sde) {
-    char* end = nullptr;
-    unsigned long long t = std::strtoull(sde, &end, 10);
-    if (end && *end == '\0') wo.timestamp = t;
-  }
+  wo.timestamp = timestamp;
   auto st = write_wheel(*wheel, std::move(members), record, &*m.record, out, wo);
   if (!st) return st.error();
   return Ok{};
@@ -1152,6 +1313,17 @@ Status apply_repair(const CheckModel& m, const RepairPlan& plan, const std::stri
 std::vector<std::string> auditwheel_excludes(const CheckModel& m) {
   std::set<std::string> out;
   const std::string self = model::wheel_name(m);
+  // Copies the wheel ships (a library it opens by name), by their real name.
+  for (const auto& l : m.libraries) {
+    if (!model::loadable(l) || !l.load.soname) continue;
+    const LibraryClass c = classify_soname(*l.load.soname);
+    if (c.kind == LibraryKind::nvidia_driver) out.insert(driver_soname(*l.load.soname));
+    else if (c.kind == LibraryKind::cuda_toolkit && !model::provided_by_self(m, l.member, *l.load.soname))
+      out.insert(c.major() && c.provision(*c.major()) &&
+                         std::string_view(c.provision(*c.major())->soname).find('*') == std::string_view::npos
+                     ? std::string(c.provision(*c.major())->soname)
+                     : grafted_original(*l.load.soname).value_or(*l.load.soname));
+  }
   for (const auto& l : m.libraries) {
     if (!model::loadable(l)) continue;
     for (const auto& n : l.load.needed) {

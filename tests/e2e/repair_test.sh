@@ -167,13 +167,22 @@ fi
 LD_LIBRARY_PATH="$FIX/host" run 0 repair --plat manylinux_2_28_x86_64 "$FIX"/rf_graft-*.whl -w "$WORK/o7"
 [ -f "$WORK"/o7/rf_graft-1.0-cp312-cp312-manylinux_2_28_x86_64.whl ] && ok || bad "--plat output: $(ls "$WORK/o7")"
 run 1 repair --plat manylinux2014_x86_64 "$LOADING"/lw_plat-1.0-py3-none-linux_x86_64.whl -w "$WORK/o7"
-has "$WORK/err" "cannot repair to manylinux2014_x86_64: the libraries need GLIBC_2.34"
+has "$WORK/out" "cannot repair to manylinux2014_x86_64: the libraries need GLIBC_2.34"
 run 0 repair --dry-run "$LOADING"/lw_plat-1.0-py3-none-linux_x86_64.whl
 has "$WORK/out" "-> lw_plat-1.0-py3-none-manylinux_2_34_x86_64.whl"
-run 1 repair --plat manylinux_2_28_aarch64 "$FIX"/rf_chain-*.whl -w "$WORK/o7"
+run 2 repair --plat manylinux_2_28_aarch64 "$FIX"/rf_chain-*.whl -w "$WORK/o7"
 has "$WORK/err" "is for aarch64"
-run 1 repair --plat linux_x86_64 "$FIX"/rf_chain-*.whl -w "$WORK/o7"
-has "$WORK/err" "not a manylinux platform tag"
+for p in linux_x86_64 manylinux_2_99_x86_64 manylinux_2_0_x86_64 manylinux_2_28_x86_64.manylinux_2_17_x86_64 manylinux2014_x86_64x; do
+  run 2 repair --plat "$p" "$FIX"/rf_chain-*.whl "$FIX"/rf_graft-*.whl -w "$WORK/o7"
+  [ "$(grep -c "error" "$WORK/err")" = 1 ] && ok || bad "--plat $p: not one error: $(cat "$WORK/err")"
+done
+# Plugins do not set the tag they are not held to (platform-tag: a warning).
+run 0 repair "$FIX"/rf_plugin-1.0-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl -w "$WORK/o7"
+has "$WORK/out" "kept: only plugins need symbol versions"
+run 0 repair --dry-run "$FIX"/rf_plugin-1.0-cp312-cp312-linux_x86_64.whl
+has "$WORK/out" "-> rf_plugin-1.0-cp312-cp312-manylinux_2_34_x86_64.whl"
+run 0 check "$FIX"/rf_plugin-1.0-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+has "$WORK/out" "warning[platform-tag]"
 
 # 6. --dry-run writes nothing; --format json is the documented document.
 run 0 repair --dry-run "${IGN[@]}" "$FIX"/rf_math_cu12_bad-*.whl -w "$WORK/o8"
@@ -205,11 +214,22 @@ assert lines == ["--exclude libcublas.so.12 --exclude libcudart.so.12", "--exclu
                  "--exclude libcudart.so.13 --exclude libnccl.so.2"], lines
 PY
 
-# 8. An output that fails the check is not written (exit 1, the findings).
+# 8. A plan that leaves a problem is not written (exit 1, the problem), and
+#    neither is one whose input fails a rule repair does not address; the
+#    dry run says the same (a preflight).
 run 1 repair "$LOADING"/lw_needed_cu13-1.0-py3-none-manylinux_2_36_x86_64.whl -w "$WORK/o9"
-has "$WORK/out" "not written: the output fails"
-has "$WORK/out" "error[unresolved-needed]"
-[ -z "$(ls -A "$WORK/o9")" ] && ok || bad "a failed check left files: $(ls -A "$WORK/o9")"
+has "$WORK/out" "problem  lw_needed_cu13/lib/libmiss.so: DT_NEEDED libmissing.so.1 is found neither"
+has "$WORK/out" "not written: the plan leaves 1 problem"
+run 1 repair --dry-run "$LOADING"/lw_needed_cu13-1.0-py3-none-manylinux_2_36_x86_64.whl
+run 1 repair --exclude 'libcudart.so.*' "${IGN[@]}" "$FIX"/rf_math_cu12_bad-*.whl -w "$WORK/o9"
+has "$WORK/out" "kept by --exclude: rf_math_cu12_bad/lib/libcudart.so.12 stays bundled"
+run 1 repair "$LOADING"/lw_bundled-1.0-py3-none-manylinux_2_36_x86_64.whl -w "$WORK/o9"
+has "$WORK/out" "not repaired: not-redistributable on lw_bundled/bin/ptxas"
+[ -z "$(ls -A "$WORK/o9")" ] && ok || bad "a failed repair left files: $(ls -A "$WORK/o9")"
+# A wheel renamed by hand (WHEEL says linux_x86_64): WHEEL's Tag lines follow the name.
+run 0 repair "${IGN[@]}" tests/fixtures/check/wheel/cwfix_tag-1.0.0-py3-none-manylinux_2_28_x86_64.whl -w "$WORK/o9c"
+has "$WORK/out" "WHEEL's Tag lines rewritten"
+run 0 check "$WORK"/o9c/cwfix_tag-1.0.0-py3-none-manylinux_2_28_x86_64.whl
 
 # 9. Errors: exit 2, a message naming the file; the other inputs still run.
 run 2 repair "$WORK/missing.whl" "$FIX"/rf_driver_good-*.whl -w "$WORK/o10"
@@ -220,12 +240,48 @@ run 2 repair "$WORK/bad-1.0-py3-none-any.whl" -w "$WORK/o10"
 has "$WORK/err" "bad-1.0-py3-none-any.whl"
 run 2 repair "$FIX"/rf_driver_good-*.whl
 has "$WORK/err" "-w DIR is required"
-cp "$FIX"/rf_driver_good-*.whl "$WORK/"
-run 2 repair "$WORK"/rf_driver_good-*.whl -w "$WORK"
+cp "$FIX"/rf_driver_good-*.whl "$FIX"/rf_driver_bad-*.whl "$WORK/"
+run 0 repair "$WORK"/rf_driver_good-*.whl -w "$WORK"
+has "$WORK/out" "left as it is"
+run 2 repair "$WORK"/rf_driver_bad-*.whl -w "$WORK"
 has "$WORK/err" "is the input"
+# Two inputs of one output name: the second is not written over the first.
+mkdir -p "$WORK/dup"
+cp "$FIX"/rf_driver_good-*.whl "$WORK/dup/"
+run 1 repair "$FIX"/rf_driver_good-*.whl "$WORK"/dup/rf_driver_good-*.whl -w "$WORK/o11"
+has "$WORK/err" "another input of this run was written as"
+# SOURCE_DATE_EPOCH that is no number: said, and the default used.
+SOURCE_DATE_EPOCH=-1 run 0 repair "$FIX"/rf_chain-*.whl -w "$WORK/o12"
+has "$WORK/err" "SOURCE_DATE_EPOCH"
+same "$WORK"/o12/rf_chain-*.whl "$WORK"/o1/rf_chain-*.whl
+# A pure-tagged wheel that ships ELF libraries is not retagged by guess.
+python3 - "$WORK" "$FIX" <<'PY'
+import sys, zipfile
+work, fix = sys.argv[1:]
+import glob
+src = zipfile.ZipFile(glob.glob(fix + "/rf_chain-*.whl")[0])
+with zipfile.ZipFile(work + "/rf_chain-1.0-py3-none-any.whl", "w", zipfile.ZIP_DEFLATED) as z:
+    for i in src.infolist():
+        d = src.read(i)
+        if i.filename.endswith("/WHEEL"):
+            d = b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        if i.filename.endswith("/RECORD"):
+            import base64, hashlib
+            w = b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+            h = base64.urlsafe_b64encode(hashlib.sha256(w).digest()).rstrip(b"=")
+            d = b"".join((l.split(b",")[0] + b",sha256=" + h + b"," + str(len(w)).encode() if b"/WHEEL," in l else l) + b"\n"
+                         for l in d.splitlines())
+        z.writestr(i, d)
+PY
+run 1 repair --dry-run "$WORK"/rf_chain-1.0-py3-none-any.whl
+has "$WORK/out" "ships ELF libraries for Linux x86_64"
 run 2 repair --ignore no-such-rule "$FIX"/rf_driver_good-*.whl -w "$WORK/o10"
 has "$WORK/err" "unknown rule"
 run 2 repair --rpath --runpath "$FIX"/rf_driver_good-*.whl -w "$WORK/o10"
+
+# JSON: an entry for every input, the unreadable ones with their error.
+run 2 repair --format json "$WORK/missing.whl" "$FIX"/rf_chain-*.whl -w "$WORK/o13"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=d["wheels"]; assert len(w)==2 and "error" in w[0] and w[1]["written"], w' "$WORK/out" && ok || bad "json entries: $(cat "$WORK/out")"
 
 # 10. Every other fixture wheel of the project (hostile names, zip bombs,
 #     broken archives, the check fixtures): a plan or a named error, never a

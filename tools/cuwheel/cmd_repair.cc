@@ -6,8 +6,13 @@
 // cannot fix everything or an output that fails the check (nothing written
 // for that wheel), 2 an input or the policy that cannot be read, or a usage
 // error.
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstring>
+#include <set>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -39,6 +44,30 @@ struct RepairCliOptions {
   std::string format = "text";
 };
 RepairCliOptions g_opts;
+
+// The temporary folder inside -w DIR while a wheel is written, removed on
+// SIGINT, SIGTERM, SIGHUP and SIGPIPE too: the handler forks `rm -rf` (fork,
+// execv and waitpid are async-signal-safe), then dies of the signal.
+char g_tmp_dir[4096] = {0};
+extern "C" void remove_tmp_and_die(int sig) {
+  if (g_tmp_dir[0]) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      char rm[] = "/bin/rm", rf[] = "-rf", dd[] = "--";
+      char* argv[] = {rm, rf, dd, g_tmp_dir, nullptr};
+      execv(rm, argv);
+      _exit(127);
+    }
+    if (pid > 0) waitpid(pid, nullptr, 0);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+void set_tmp_dir(const std::string& dir) {
+  if (dir.size() >= sizeof g_tmp_dir) return;  // mkdtemp names are short; never truncated
+  std::memcpy(g_tmp_dir, dir.c_str(), dir.size() + 1);
+}
+void clear_tmp_dir() { g_tmp_dir[0] = 0; }
 
 nlohmann::ordered_json plan_json(const repair::RepairPlan& p) {
   nlohmann::ordered_json j;
@@ -176,7 +205,23 @@ int run_repair() {
            : policy.repair_search_path == "rpath" ? repair::RepairOptions::Tag::rpath
            : policy.repair_search_path == "runpath" ? repair::RepairOptions::Tag::runpath
                                                     : repair::RepairOptions::Tag::keep;
-  if (!o.plat.empty()) ro.plat = o.plat;
+  if (!o.plat.empty()) {
+    if (auto v = repair::validate_plat(o.plat); !v) {
+      print_error("--plat", v.error().message());
+      return kExitUnreadable;
+    }
+    ro.plat = o.plat;
+  }
+  // SOURCE_DATE_EPOCH: seconds since the epoch, digits only (the
+  // reproducible-builds.org definition); anything else is said and the
+  // default (1980-01-01) used.
+  uint64_t timestamp = 315532800;
+  if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); sde && *sde) {
+    const std::string v(sde);
+    const bool digits = v.size() <= 12 && v.find_first_not_of("0123456789") == std::string::npos;
+    if (digits) timestamp = std::stoull(v);
+    else print_warning("SOURCE_DATE_EPOCH", "\"" + printable(v) + "\" is not a number of seconds; 1980-01-01 is used");
+  }
   ro.cuda_major = policy.cuda_major;
   if (const char* lp = std::getenv("LD_LIBRARY_PATH"))
     for (size_t i = 0, e; i <= std::strlen(lp); i = e + 1) {
@@ -193,35 +238,39 @@ int run_repair() {
     }
   }
 
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) signal(sig, remove_tmp_and_die);
+  std::set<std::string> written;  // output names of this run
   int status = kExitOk;
   auto worst = [&](int s) { status = std::max(status, s); };
   nlohmann::ordered_json out_json = nlohmann::ordered_json::array();
   for (const auto& path : o.wheels) {
+    // An input that cannot be read: said on stderr, and in JSON as an entry.
+    auto unreadable = [&](const std::string& msg) {
+      print_error(path, msg);
+      worst(kExitUnreadable);
+      if (o.format == "json") out_json.push_back({{"input", printable(path)}, {"error", printable(msg)}});
+    };
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-      print_error(path, ::stat(path.c_str(), &st) != 0 ? "cannot open: no such file" : "not a wheel file (repair takes .whl files)");
-      worst(kExitUnreadable);
+      unreadable(::stat(path.c_str(), &st) != 0 ? "cannot open: no such file" : "not a wheel file (repair takes .whl files)");
       continue;
     }
     check::BuildOptions bo;
     auto ms = check::build_models(path, bo);
     if (!ms) {
-      print_error(path, ms.error().message());
-      worst(kExitUnreadable);
+      unreadable(ms.error().message());
       continue;
     }
     if (ms->size() != 1 || (*ms)[0].kind != check::CheckModel::Kind::wheel || (*ms)[0].unreadable) {
       for (const auto& m : *ms)
         for (const auto& [where, msg] : m.read_errors) print_error(where, msg);
-      print_error(path, "not a readable wheel (repair takes .whl files)");
-      worst(kExitUnreadable);
+      unreadable("not a readable wheel (repair takes .whl files)");
       continue;
     }
     check::CheckModel& m = (*ms)[0];
     if (!m.read_errors.empty()) {
       for (const auto& [where, msg] : m.read_errors) print_error(where, msg);
-      print_error(path, "not repaired: a wheel that cannot be read in full is not repaired");
-      worst(kExitUnreadable);
+      unreadable("not repaired: a wheel that cannot be read in full is not repaired");
       continue;
     }
     if (o.emit_auditwheel_args) {
@@ -238,13 +287,23 @@ int run_repair() {
     providers.add_wheel(one[0], "wheel " + fs::path(path).filename().string(), model::Provider::From::run);
     auto plan = repair::plan_repair(one[0], findings, providers, ro);
     if (!plan) {
-      print_error(path, plan.error().message());
-      worst(kExitFindings);
+      unreadable(plan.error().message());
       continue;
     }
     nlohmann::ordered_json pj = plan_json(*plan);
     if (o.format == "text") print_plan_text(*plan);
-    if (!plan->problems.empty()) worst(kExitFindings);
+    if (!plan->problems.empty()) {
+      // The output would fail the check, or be wrong: not written.
+      worst(kExitFindings);
+      if (!o.dry_run && o.format == "text")
+        std::printf("  not written: the plan leaves %zu problem%s\n", plan->problems.size(),
+                    plan->problems.size() == 1 ? "" : "s");
+      if (o.format == "json") {
+        if (!o.dry_run) pj["written"] = false;
+        out_json.push_back(pj);
+      }
+      continue;
+    }
     if (o.dry_run) {
       if (o.format == "json") out_json.push_back(pj);
       continue;
@@ -252,8 +311,23 @@ int run_repair() {
     const std::string out = (fs::path(o.dir) / plan->output_name).string();
     std::error_code ec;
     if (fs::exists(out, ec) && fs::equivalent(out, path, ec)) {
-      print_error(out, "is the input; repair never writes its input (give another -w DIR)");
-      worst(kExitUnreadable);
+      if (!plan->changes()) {
+        // Already right, and already where it would be written.
+        if (o.format == "text") std::printf("  nothing to repair, and the output would be the input itself: left as it is\n");
+        pj["written"] = false;
+        if (o.format == "json") out_json.push_back(pj);
+        continue;
+      }
+      unreadable("the output " + out + " is the input; repair never writes its input (give another -w DIR)");
+      continue;
+    }
+    if (!written.insert(plan->output_name).second) {
+      print_error(path, "another input of this run was written as " + out + "; not overwritten");
+      worst(kExitFindings);
+      if (o.format == "json") {
+        pj["written"] = false;
+        out_json.push_back(pj);
+      }
       continue;
     }
     // Written under its own name in a private folder of DIR (the check
@@ -267,15 +341,17 @@ int run_repair() {
       continue;
     }
     const std::string tmp_dir(tbuf.data());
+    set_tmp_dir(tmp_dir);
     struct RemoveDir {
       std::string d;
       ~RemoveDir() {
         std::error_code e;
         fs::remove_all(d, e);
+        clear_tmp_dir();
       }
     } remove_dir{tmp_dir};
     const std::string tmp = (fs::path(tmp_dir) / plan->output_name).string();
-    if (auto s = repair::apply_repair(one[0], *plan, tmp); !s) {
+    if (auto s = repair::apply_repair(one[0], *plan, tmp, timestamp); !s) {
       print_error(path, s.error().message());
       worst(kExitUnreadable);
       continue;
@@ -290,7 +366,7 @@ int run_repair() {
     size_t errors = 0;
     for (auto& f : after) {
       if (f.severity == check::Severity::error) ++errors;
-      f.path = out;
+      f.path = out + " (not written)";
     }
     if (!post) {
       print_error(out, "the output could not be read back: " + post.error().message());

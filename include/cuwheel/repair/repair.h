@@ -154,18 +154,26 @@ struct RepairPlan {
 Expected<RepairPlan> plan_repair(const model::CheckModel& m, const std::vector<Diagnostic>& findings,
                                  const model::Providers& providers, const RepairOptions& options);
 
+/// Checks a --plat value: one manylinux platform tag (PEP 600
+/// manylinux_2_<minor>_<arch>, or the legacy alias manylinux1/2010/2014 of
+/// 2_5, 2_12, 2_17) of a known architecture whose glibc is a policy of the
+/// table (wheel/manylinux.h). The error says what is wrong.
+Status validate_plat(const std::string& tag);
+
 /// Writes the repaired wheel to `out` (a path; its folder must exist),
 /// atomically. A plan without changes copies the input's bytes. Members
 /// that do not change are copied raw after their RECORD hash is checked.
 /// Temporary files go beside `out` and are removed. Errors name the member
 /// and the step: a member that cannot be read, an ELF edit that fails, a
 /// grafted file that cannot be read, a write error. `out` must not be the
-/// input.
-Status apply_repair(const model::CheckModel& m, const RepairPlan& plan, const std::string& out);
+/// input. `timestamp`: seconds since the epoch for every entry
+/// (SOURCE_DATE_EPOCH's meaning; the default is 1980-01-01).
+Status apply_repair(const model::CheckModel& m, const RepairPlan& plan, const std::string& out,
+                    uint64_t timestamp = 315532800);
 
 /// The `auditwheel repair --exclude` arguments that keep auditwheel from
 /// grafting what must stay outside this wheel: the NVIDIA driver's and the
-/// CUDA pip packages' libraries its libraries NEED, each as a pattern that
+/// CUDA pip packages' libraries its libraries NEED or it ships, each as a pattern that
 /// matches the real soname ("libcudart.so.12", "libcuda.so.1"; auditwheel
 /// matches --exclude against sonames with fnmatch), sorted, one per name.
 std::vector<std::string> auditwheel_excludes(const model::CheckModel& m);
