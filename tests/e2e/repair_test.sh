@@ -28,7 +28,13 @@ run() {
 }
 has() { if grep -qF -- "$2" "$1"; then ok; else bad "$1 lacks '$2': $(head -c 300 "$1")"; fi; }
 lacks() { if grep -qF -- "$2" "$1"; then bad "$1 has '$2'"; else ok; fi; }
-same() { if cmp -s "$1" "$2"; then ok; else bad "$1 and $2 differ"; fi; }
+same() {
+  if cmp -s "$1" "$2"; then ok; else
+    bad "$1 and $2 differ: $(python3 -c 'import sys, zipfile
+for f in sys.argv[1:]:
+    print([(i.filename, i.CRC, i.compress_size, i.date_time, oct(i.external_attr >> 16)) for i in zipfile.ZipFile(f).infolist()])' "$1" "$2" 2>&1)"
+  fi
+}
 # The fixtures claim CUDA but carry no device code (they are gcc stubs).
 IGN=(--ignore no-device-code)
 

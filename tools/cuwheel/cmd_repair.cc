@@ -148,10 +148,12 @@ void setup_repair(CLI::App* cmd) {
                   "Policy file the output is checked against (default: cuwheel.toml or [tool.cuwheel] in the nearest "
                   "pyproject.toml)");
   cmd->add_option("--exclude", g_opts.exclude,
-                  "Soname pattern (fnmatch) to leave outside the wheel: never grafted (repeatable)")
-      ->allow_extra_args(false);
+                  "Soname pattern (fnmatch) to leave outside the wheel: never grafted (one per flag, repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("PATTERN");
   cmd->add_option("--ignore", g_opts.ignore, "Rules the check of the output does not apply (comma-separated)")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->type_name("RULE,...");
   auto* rp = cmd->add_flag("--rpath", g_opts.rpath, "Write every search path repair sets as DT_RPATH");
   auto* rn = cmd->add_flag("--runpath", g_opts.runpath, "Write every search path repair sets as DT_RUNPATH");
   rp->excludes(rn);
