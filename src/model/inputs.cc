@@ -211,6 +211,7 @@ Status walk_wheel(const std::string& path, const WalkOptions& opts, InputVisitor
     done += m.compressed_size;
     v.progress(path, std::min(done, total), total);
     if (m.is_dir) continue;
+    if (v.skip_wheel_member(path, m, i)) continue;
     const bool whole = v.wheel_member(path, m, i);
     const bool maybe_object = !skip_by_name(m.name);
     if (!whole && !maybe_object) continue;

@@ -224,6 +224,21 @@ class WheelModelVisitor : public InputVisitor {
     });
   }
 
+  bool skip_wheel_member(const std::string& path, const ZipMember& zm, size_t index) override {
+    if (!opts_.known) return false;
+    auto it = opts_.known->find(zm.name);
+    if (it == opts_.known->end()) return false;
+    MemberModel& mm = m_.members[index];
+    mm.read_ok = true;
+    mm.digest = it->second.digest;
+    if (it->second.library) {
+      it->second.library->member = zm.name;
+      m_.libraries.push_back(std::move(*it->second.library));
+      it->second.library.reset();
+    }
+    return true;
+  }
+
   bool wheel_member(const std::string& path, const ZipMember& zm, size_t index) override {
     if (progress_) progress_(path + ":" + zm.name);
     current_ = index;

@@ -924,6 +924,12 @@ class Planner {
     return Ok{};
   }
 
+  static bool tree_has(const model::Tree& tree, const std::string& name) {
+    for (const auto& [d, names] : tree.files)
+      if (names.count(name)) return true;
+    return false;
+  }
+
   // The report and the edits, from the simulation against the input.
   void describe() {
     model::Tree tree = model::build_tree(live());
@@ -947,6 +953,11 @@ class Planner {
         if (auto it = kinds_.find({l.member, e.after}); it != kinds_.end() && (!r || r->how == How::unresolved)) {
           e.kind = it->second.first;
           e.provider = it->second.second;
+        } else if (c.grafted && c.kind == LibraryKind::system && tree_has(tree, e.after)) {
+          // A copy of a system library that a repair step grafted
+          // (torchvision.libs/libz.def23b81.so.1): shipped in the wheel.
+          e.kind = "grafted";
+          e.provider = "the wheel's grafted copy of " + grafted_original(e.after).value_or(e.after);
         } else if (c.kind == LibraryKind::system || (r && r->how == How::system)) {
           e.kind = "system";
           e.provider = "the system (manylinux baseline)";
@@ -1253,6 +1264,9 @@ Status apply_repair(const CheckModel& m, const RepairPlan& plan, const std::stri
 
   std::set<std::string> removed;
   for (const auto& r : plan.removed) removed.insert(r.member);
+  std::map<std::string, std::string> digests;  // member -> "sha256=..." read with the model
+  for (const auto& mm : m.members)
+    if (mm.read_ok && mm.digest.rfind("sha256=", 0) == 0) digests.emplace(mm.name, mm.digest);
   std::vector<OutMember> members;
   const std::string metadata = m.dist_info + "/METADATA", wheel_file = m.dist_info + "/WHEEL",
                     record = m.dist_info + "/RECORD";
@@ -1283,6 +1297,9 @@ Status apply_repair(const CheckModel& m, const RepairPlan& plan, const std::stri
       om.file = *path;
     } else {
       om.keep = &zm;
+      // Read in full when the model was built, and checked against RECORD
+      // (plan_repair refuses a record-mismatch): copied without a second decode.
+      if (auto d = digests.find(zm.name); d != digests.end()) om.digest = d->second;
     }
     members.push_back(std::move(om));
   }
@@ -1310,29 +1327,30 @@ Status apply_repair(const CheckModel& m, const RepairPlan& plan, const std::stri
   return Ok{};
 }
 
-std::vector<std::string> auditwheel_excludes(const CheckModel& m) {
+std::vector<std::string> auditwheel_excludes(const CheckModel& m, const RepairPlan& plan) {
   std::set<std::string> out;
-  const std::string self = model::wheel_name(m);
-  // Copies the wheel ships (a library it opens by name), by their real name.
+  // What this repair leaves outside the wheel: the driver, NVIDIA's
+  // packages, what a declared dependency or the package's Python code puts
+  // in the process, plugins' names, --exclude.
+  static const std::set<std::string> kOutside = {"driver", "cuda", "dependency", "python", "python-pathfinder",
+                                                  "plugin", "excluded"};
+  for (const auto& n : plan.needed)
+    if (kOutside.count(n.kind)) out.insert(n.after);
+  // Copies the wheel ships, by the name auditwheel would find them under.
   for (const auto& l : m.libraries) {
     if (!model::loadable(l) || !l.load.soname) continue;
+    const bool removed = std::any_of(plan.removed.begin(), plan.removed.end(),
+                                     [&](const RemovedMember& r) { return r.member == l.member; });
+    if (!removed) continue;
     const LibraryClass c = classify_soname(*l.load.soname);
     if (c.kind == LibraryKind::nvidia_driver) out.insert(driver_soname(*l.load.soname));
-    else if (c.kind == LibraryKind::cuda_toolkit && !model::provided_by_self(m, l.member, *l.load.soname))
+    else if (c.kind == LibraryKind::cuda_toolkit)
       out.insert(c.major() && c.provision(*c.major()) &&
                          std::string_view(c.provision(*c.major())->soname).find('*') == std::string_view::npos
                      ? std::string(c.provision(*c.major())->soname)
                      : grafted_original(*l.load.soname).value_or(*l.load.soname));
   }
-  for (const auto& l : m.libraries) {
-    if (!model::loadable(l)) continue;
-    for (const auto& n : l.load.needed) {
-      const LibraryClass c = classify_soname(n);
-      if (c.kind == LibraryKind::nvidia_driver) out.insert(driver_soname(n));
-      else if (c.kind == LibraryKind::cuda_toolkit && !model::provided_by_self(m, l.member, n))
-        out.insert(grafted_original(n).value_or(n));
-    }
-  }
+  (void)m;
   return {out.begin(), out.end()};
 }
 

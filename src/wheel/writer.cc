@@ -209,6 +209,18 @@ Expected<WheelWriteStats> write_wheel(Wheel& in, std::vector<OutMember> members,
     e.name = m.name;
     e.mode = m.mode;
     if (!m.keep) continue;
+    auto off = in.data_offset(*m.keep);
+    if (!off) return off.error();
+    e.method = m.keep->method;
+    e.crc = m.keep->crc32;
+    e.csize = m.keep->compressed_size;
+    e.usize = m.keep->uncompressed_size;
+    e.fd = src;
+    e.from = *off;
+    if (m.digest.rfind("sha256=", 0) == 0) {
+      e.hash = m.digest;  // read and checked by the caller: not decoded again
+      continue;
+    }
     auto bytes = in.read(*m.keep);
     if (!bytes) return bytes.error();
     // Hashed in pieces whose pages are let go once read, so a member of
@@ -250,14 +262,6 @@ Expected<WheelWriteStats> write_wheel(Wheel& in, std::vector<OutMember> members,
       }
     }
     e.hash = record_hash(digest);
-    auto off = in.data_offset(*m.keep);
-    if (!off) return off.error();
-    e.method = m.keep->method;
-    e.crc = m.keep->crc32;
-    e.csize = m.keep->compressed_size;
-    e.usize = m.keep->uncompressed_size;
-    e.fd = src;
-    e.from = *off;
   }
   // New members: deflated in parallel.
   {

@@ -203,10 +203,14 @@ TEST(Repair, ExcludeLeavesANameOutside) {
 }
 
 TEST(Repair, AuditwheelExcludes) {
-  EXPECT_EQ(auditwheel_excludes(load(kDir + "rf_math_cu12_bad" + kTag)),
-            (std::vector<std::string>{"libcublas.so.12", "libcudart.so.12"}));
-  EXPECT_EQ(auditwheel_excludes(load(kDir + "rf_driver_bad" + kTag)), (std::vector<std::string>{"libcuda.so.1"}));
-  EXPECT_EQ(auditwheel_excludes(load(kDir + "rf_chain" + kTag)), (std::vector<std::string>{}));
+  auto math = plan_of(kDir + "rf_math_cu12_bad" + kTag);
+  EXPECT_EQ(auditwheel_excludes(math.model, math.plan), (std::vector<std::string>{"libcublas.so.12", "libcudart.so.12"}));
+  auto drv = plan_of(kDir + "rf_driver_bad" + kTag);
+  EXPECT_EQ(auditwheel_excludes(drv.model, drv.plan), (std::vector<std::string>{"libcuda.so.1"}));
+  auto dl = plan_of(kDir + "rf_dlopen_cu13_bad" + kTag);
+  EXPECT_EQ(auditwheel_excludes(dl.model, dl.plan), (std::vector<std::string>{"libnvrtc.so.13"}));
+  auto chain = plan_of(kDir + "rf_chain" + kTag);
+  EXPECT_EQ(auditwheel_excludes(chain.model, chain.plan), (std::vector<std::string>{}));
 }
 
 TEST(Repair, MetadataWithABodyAndCrlfKeepsItsShape) {

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "cli.h"
 #include "commands.h"
@@ -275,13 +276,6 @@ int run_repair() {
       unreadable("not repaired: a wheel that cannot be read in full is not repaired");
       continue;
     }
-    if (o.emit_auditwheel_args) {
-      std::string args;
-      for (const auto& x : repair::auditwheel_excludes(m)) args += (args.empty() ? "" : " ") + std::string("--exclude ") + x;
-      if (o.format == "json") out_json.push_back({{"input", printable(path)}, {"exclude", repair::auditwheel_excludes(m)}});
-      else std::printf("%s\n", args.c_str());
-      continue;
-    }
     std::vector<check::CheckModel> one;
     one.push_back(std::move(m));
     auto findings = check::run_rules(one, policy);
@@ -290,6 +284,14 @@ int run_repair() {
     auto plan = repair::plan_repair(one[0], findings, providers, ro);
     if (!plan) {
       unreadable(plan.error().message());
+      continue;
+    }
+    if (o.emit_auditwheel_args) {
+      const auto ex = repair::auditwheel_excludes(one[0], *plan);
+      std::string args;
+      for (const auto& x : ex) args += (args.empty() ? "" : " ") + std::string("--exclude ") + x;
+      if (o.format == "json") out_json.push_back({{"input", printable(path)}, {"exclude", ex}});
+      else std::printf("%s\n", args.c_str());
       continue;
     }
     nlohmann::ordered_json pj = plan_json(*plan);
@@ -360,9 +362,32 @@ int run_repair() {
     }
     // The output checked with the same rules before it takes its name
     // (the input's model let go first: memory holds one model at a time).
+    // Members copied raw keep the facts read from the input (the same
+    // compressed bytes, so the same bytes): they are not decoded again.
+    // Python sources and JSON (scanned for the libraries they load), the
+    // .dist-info files and every edited member are read from the output.
+    std::map<std::string, model::KnownMember> known;
+    {
+      std::set<std::string> changed;
+      for (const auto& r : plan->removed) changed.insert(r.member);
+      for (const auto& [member, e] : plan->edits) changed.insert(member);
+      std::map<std::string, size_t> libs_of;
+      for (const auto& l : one[0].libraries) ++libs_of[l.member];
+      for (const auto& mm : one[0].members) {
+        if (!mm.read_ok || mm.digest.rfind("sha256=", 0) != 0 || changed.count(mm.name) ||
+            mm.name.rfind(one[0].dist_info + "/", 0) == 0 || mm.name.ends_with(".py") || mm.name.ends_with(".json") ||
+            libs_of[mm.name] > 1)
+          continue;
+        known[mm.name].digest = mm.digest;
+      }
+      for (auto& l : one[0].libraries)
+        if (auto it = known.find(l.member); it != known.end() && l.archive_member.empty()) it->second.library = std::move(l);
+    }
     one.clear();
     findings.clear();
-    auto post = check::build_models(tmp, bo);
+    check::BuildOptions post_opts = bo;
+    post_opts.known = &known;
+    auto post = check::build_models(tmp, post_opts);
     std::vector<check::Finding> after;
     if (post) after = check::run_rules(*post, policy);
     size_t errors = 0;

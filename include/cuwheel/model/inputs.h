@@ -72,6 +72,10 @@ struct InputVisitor {
   /// first bytes are an object's (and its name may be one's:
   /// skip_by_name()).
   virtual bool wheel_member(const std::string& path, const ZipMember& m, size_t index) { return false; }
+  /// Asked before wheel_member(): true leaves the member out of the walk
+  /// altogether (not peeked at, not read), for a visitor that already
+  /// knows what it holds.
+  virtual bool skip_wheel_member(const std::string& path, const ZipMember& m, size_t index) { return false; }
   /// The bytes of a member wheel_member() asked for, after the objects in
   /// it (if it is one) were visited. `ref.bytes` is the whole member.
   virtual void wheel_member_read(const ObjectRef& ref, const ZipMember& m, size_t index, const Blob& blob) {}

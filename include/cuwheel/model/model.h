@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -162,9 +163,22 @@ struct CheckModel {
   bool unreadable = false;
 };
 
+/// A wheel member whose facts are known from an identical member read
+/// before: `repair` checks its output, whose unchanged members are the
+/// input's compressed bytes copied raw (wheel/writer.h), without decoding
+/// them a second time.
+struct KnownMember {
+  std::string digest;                   ///< its RECORD digest, "sha256=<base64url>"
+  std::optional<LibraryModel> library;  ///< its library facts, when it is one (moved into the model)
+};
+
 struct BuildOptions {
   /// Hash every member for the RECORD check (reads every member in full).
   bool hash_members = true;
+  /// Wheels: members (by name) not read again; each gets read_ok, the
+  /// digest and the library given. The caller vouches that the bytes are
+  /// those the facts were read from. Null: every member is read.
+  std::map<std::string, KnownMember>* known = nullptr;
 };
 
 /// Builds one model per input: a wheel, a shared library or object, a

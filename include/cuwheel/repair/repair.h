@@ -172,10 +172,11 @@ Status apply_repair(const model::CheckModel& m, const RepairPlan& plan, const st
                     uint64_t timestamp = 315532800);
 
 /// The `auditwheel repair --exclude` arguments that keep auditwheel from
-/// grafting what must stay outside this wheel: the NVIDIA driver's and the
-/// CUDA pip packages' libraries its libraries NEED or it ships, each as a pattern that
-/// matches the real soname ("libcudart.so.12", "libcuda.so.1"; auditwheel
-/// matches --exclude against sonames with fnmatch), sorted, one per name.
-std::vector<std::string> auditwheel_excludes(const model::CheckModel& m);
+/// grafting what this plan leaves outside the wheel: every DT_NEEDED the
+/// plan classes driver, cuda, dependency, python, plugin or excluded (by
+/// the name it has after repair: "libcudart.so.12", "libcuda.so.1",
+/// torch's "libc10.so"), and the real sonames of the copies it removes
+/// (auditwheel matches --exclude against sonames with fnmatch), sorted.
+std::vector<std::string> auditwheel_excludes(const model::CheckModel& m, const RepairPlan& plan);
 
 }  // namespace cuwheel::repair

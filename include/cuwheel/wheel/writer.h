@@ -35,6 +35,12 @@ struct OutMember {
   std::string file;                 ///< else deflated from this file...
   std::vector<uint8_t> bytes;       ///< ...or from these bytes
   uint32_t mode = 0644;             ///< Unix permission bits (external attributes)
+  /// With `keep`: the member's RECORD digest ("sha256=<base64url>") when
+  /// the caller has already read the member and checked that digest
+  /// against the input's RECORD (model/model.h MemberModel::digest, the
+  /// record-mismatch rule): the member is then copied raw without being
+  /// decoded again. Empty: the writer decodes and hashes it.
+  std::string digest;
 };
 
 struct WheelWriteOptions {
