@@ -249,8 +249,10 @@ for part, w, cmds in commands:
         shown = [("$CUWHEEL" if x == CW else "$AUDITWHEEL" if x == AW else
                   "$OUT" if x == os.path.join(WORK, "out") else shlex.quote(os.path.basename(x)) if x == w else shlex.quote(x)) for x in a]
         L.append("/usr/bin/time -v " + " ".join(shown) + "   # " + part)
+# Paths inside the checkout are written relative to it.
+rel = lambda p: os.path.relpath(p, os.getcwd()) if os.path.abspath(p).startswith(os.getcwd() + os.sep) else p
 L += ["```", "", "with CUWHEEL=%s, AUDITWHEEL=%s, the wheels from %s; OUT emptied after each run." % (
-    CW, AW, ", ".join(sorted({os.path.dirname(w) for _, w, _ in commands})))]
+    rel(CW), AW, ", ".join(sorted({rel(os.path.dirname(w)) for _, w, _ in commands})))]
 os.makedirs(os.path.dirname(os.environ["REPORT"]), exist_ok=True)
 open(os.environ["REPORT"], "w").write("\n".join(L) + "\n")
 print("\n".join(L))
