@@ -144,6 +144,16 @@ void set_path(LoadFacts& f, const Path& p) {
   (p.runpath ? f.runpath : f.rpath) = p.entries;
 }
 
+// The install-relative folder a `$ORIGIN` search entry of a library in
+// folder `own` names, when it stays inside the install tree.
+std::optional<std::string> origin_dir(const std::string& raw, const std::string& own) {
+  LibraryModel probe;
+  probe.load.runpath = {raw};
+  auto es = model::search_entries(probe, own);
+  if (es.size() == 1 && es[0].kind == model::SearchEntry::Kind::origin && !es[0].escapes) return es[0].dir;
+  return std::nullopt;
+}
+
 // A light copy of the model for the simulation: what the loader and the
 // tree read (load facts, member names, strings for plugin evidence, the
 // PyInit_ exports that mark extension modules), without device code.
@@ -322,11 +332,8 @@ class Planner {
       Path p = path_of(l.load);
       std::vector<std::string> keep;
       for (const auto& raw : p.entries) {
-        LibraryModel probe;
-        probe.load.runpath = {raw};
-        auto es = model::search_entries(probe, model::dir_of(*where));
-        const bool dead = es.size() == 1 && es[0].kind == model::SearchEntry::Kind::origin && !es[0].escapes &&
-                          before.provides_dir(es[0].dir) && !after.provides_dir(es[0].dir);
+        const auto d = origin_dir(raw, model::dir_of(*where));
+        const bool dead = d && before.provides_dir(*d) && !after.provides_dir(*d);
         if (dead) dropped_[l.member].push_back(raw + " (its folder held only the removed copies)");
         else keep.push_back(raw);
       }
@@ -468,15 +475,11 @@ class Planner {
     if (p.runpath != rp) p.runpath = rp;  // retagged as it is written
     auto where = model::install_path(l.member);
     const std::string own = where ? model::dir_of(*where) : "";
-    for (const auto& raw : p.entries) {
-      model::LibraryModel probe;
-      probe.load.runpath = {raw};
-      for (const auto& e : model::search_entries(probe, own))
-        if (e.kind == model::SearchEntry::Kind::origin && !e.escapes && e.dir == dir) {
-          set_path(l.load, p);
-          return;
-        }
-    }
+    for (const auto& raw : p.entries)
+      if (origin_dir(raw, own) == dir) {
+        set_path(l.load, p);
+        return;
+      }
     const std::string entry = model::origin_path_to(l.member, dir.empty() ? "." : dir);
     p.entries.push_back(entry);
     set_path(l.load, p);
@@ -1110,6 +1113,7 @@ std::string rewrite_wheel_info(std::string_view text, const WheelFilename& wf, c
   for (const auto& py : wf.python_tags)
     for (const auto& abi : wf.abi_tags)
       for (const auto& p : plats) tags += "Tag: " + py + "-" + abi + "-" + p + "\r\n";
+
   const bool crlf = text.find("\r\n") != std::string_view::npos;
   if (!crlf)
     for (size_t k; (k = tags.find("\r\n")) != std::string::npos;) tags.erase(k, 1);
