@@ -23,6 +23,8 @@
 #include "cuwheel/wheel/pep508.h"
 #include "cuwheel/wheel/writer.h"
 
+#include <nlohmann/json.hpp>
+
 namespace cuwheel::repair {
 
 namespace {
@@ -113,6 +115,64 @@ std::string graft_name(const std::string& name, ByteView bytes) {
   const size_t dot = name.find('.');
   if (dot == std::string::npos) return name + "-" + hex;
   return name.substr(0, dot) + "-" + hex + name.substr(dot);
+}
+
+// The 8 hex digits a repair step put into a grafted copy's name
+// (auditwheel's libcudart-53d54daa.so.12.6.68, torchvision's
+// libcudart.3eda8113.so.13): the start of the SHA-256 of the file it
+// copied, which auditwheel's SBOM names in each component's bom-ref
+// ("pkg:rpm/...#53d54daa...").
+std::optional<std::string> graft_hash(const std::string& file) {
+  if (!grafted_original(file)) return std::nullopt;
+  const size_t so = file.find(".so");
+  if (so == std::string::npos || so < 9) return std::nullopt;
+  const std::string h = file.substr(so - 8, 8);
+  if (h.find_first_not_of("0123456789abcdef") != std::string::npos) return std::nullopt;
+  return h;
+}
+
+// An SBOM (CycloneDX JSON, PEP 770's .dist-info/sboms/) without the
+// components of the grafted copies whose hashes are given, nor the
+// dependency entries naming them. nullopt when nothing changes or the
+// file is not such JSON (it is then kept as it is).
+std::optional<std::string> drop_sbom_components(std::string_view text, const std::set<std::string>& hashes) {
+  auto doc = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("components") || !doc["components"].is_array())
+    return std::nullopt;
+  std::set<std::string> gone;
+  auto& comps = doc["components"];
+  for (auto it = comps.begin(); it != comps.end();) {
+    const std::string ref = it->is_object() && it->contains("bom-ref") && (*it)["bom-ref"].is_string()
+                                ? (*it)["bom-ref"].get<std::string>()
+                                : std::string();
+    const size_t hash = ref.rfind('#');
+    bool drop = false;
+    if (hash != std::string::npos)
+      for (const auto& h : hashes) drop = drop || ref.compare(hash + 1, h.size(), h) == 0;
+    if (drop) {
+      gone.insert(ref);
+      it = comps.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (gone.empty()) return std::nullopt;
+  if (doc.contains("dependencies") && doc["dependencies"].is_array()) {
+    auto& deps = doc["dependencies"];
+    for (auto it = deps.begin(); it != deps.end();) {
+      if (it->is_object() && it->contains("ref") && (*it)["ref"].is_string() && gone.count((*it)["ref"].get<std::string>())) {
+        it = deps.erase(it);
+        continue;
+      }
+      if (it->is_object() && it->contains("dependsOn") && (*it)["dependsOn"].is_array()) {
+        auto& on = (*it)["dependsOn"];
+        for (auto d = on.begin(); d != on.end();)
+          d = d->is_string() && gone.count(d->get<std::string>()) ? on.erase(d) : d + 1;
+      }
+      ++it;
+    }
+  }
+  return doc.dump(2) + "\n";
 }
 
 bool excluded(const RepairOptions& o, const std::string& soname) {
@@ -1268,6 +1328,9 @@ Status apply_repair(const CheckModel& m, const RepairPlan& plan, const std::stri
 
   std::set<std::string> removed;
   for (const auto& r : plan.removed) removed.insert(r.member);
+  std::set<std::string> graft_hashes;  // of the removed grafted copies
+  for (const auto& r : plan.removed)
+    if (auto h = graft_hash(model::file_name(r.member))) graft_hashes.insert(*h);
   std::map<std::string, std::string> digests;  // member -> "sha256=..." read with the model
   for (const auto& mm : m.members)
     if (mm.read_ok && mm.digest.rfind("sha256=", 0) == 0) digests.emplace(mm.name, mm.digest);
@@ -1293,6 +1356,14 @@ Status apply_repair(const CheckModel& m, const RepairPlan& plan, const std::stri
           std::string_view(reinterpret_cast<const char*>(b->view().data()), b->view().size()), *m.parsed_filename,
           plan.platform_tags);
       om.bytes.assign(text.begin(), text.end());
+    } else if (!graft_hashes.empty() && zm.name.rfind(m.dist_info + "/sboms/", 0) == 0 && zm.name.ends_with(".json")) {
+      // The removed grafts leave the SBOM with their files.
+      auto b = wheel->read(zm);
+      if (!b) return b.error();
+      auto text = drop_sbom_components(
+          std::string_view(reinterpret_cast<const char*>(b->view().data()), b->view().size()), graft_hashes);
+      if (text) om.bytes.assign(text->begin(), text->end());
+      else om.keep = &zm;
     } else if (edit != plan.edits.end()) {
       auto b = wheel->read(zm);
       if (!b) return b.error();

@@ -258,6 +258,58 @@ TEST(Repair, MetadataWithABodyAndCrlfKeepsItsShape) {
             "Summary: x\r\n\r\nRequires-Dist: this is the body, not a header\r\n");
 }
 
+TEST(Repair, RemovedGraftsLeaveTheSbom) {
+  // auditwheel >= 6.5 lists what it grafted in .dist-info/sboms/ (PEP 770),
+  // each component's bom-ref ending in "#<SHA-256 of the file>": the copy
+  // repair removes (libcudart-0123abcd.so.12) leaves the SBOM too.
+  TempDir t;
+  const std::string in = kDir + "rf_renamed_cu12_bad" + kTag;
+  auto w = Wheel::open(in);
+  ASSERT_TRUE(w);
+  std::vector<OutMember> members;
+  std::string record;
+  for (const auto& zm : w->members()) {
+    if (zm.name.find("/RECORD") != std::string::npos) {
+      record = zm.name;
+      continue;
+    }
+    OutMember om;
+    om.name = zm.name;
+    om.keep = &zm;
+    members.push_back(std::move(om));
+  }
+  const std::string sbom = R"({"bomFormat": "CycloneDX", "specVersion": "1.4", "components": [
+    {"type": "library", "bom-ref": "pkg:pypi/rf_renamed_cu12_bad@1.0", "name": "rf_renamed_cu12_bad"},
+    {"type": "library", "bom-ref": "pkg:rpm/nvidia/cuda-cudart-12-8@12.8.90#0123abcdef99", "name": "cuda-cudart-12-8"},
+    {"type": "library", "bom-ref": "pkg:deb/debian/libgomp1@12.2.0#06ae55a9", "name": "libgomp1"}],
+   "dependencies": [
+    {"ref": "pkg:pypi/rf_renamed_cu12_bad@1.0",
+     "dependsOn": ["pkg:rpm/nvidia/cuda-cudart-12-8@12.8.90#0123abcdef99", "pkg:deb/debian/libgomp1@12.2.0#06ae55a9"]},
+    {"ref": "pkg:rpm/nvidia/cuda-cudart-12-8@12.8.90#0123abcdef99"}]})";
+  OutMember om;
+  om.name = "rf_renamed_cu12_bad-1.0.dist-info/sboms/auditwheel.cdx.json";
+  om.bytes.assign(sbom.begin(), sbom.end());
+  members.push_back(std::move(om));
+  const std::string crafted = t.path + "/" + fs::path(in).filename().string();
+  ASSERT_TRUE(write_wheel(*w, std::move(members), record, nullptr, crafted));
+  auto p = plan_of(crafted);
+  ASSERT_EQ(p.plan.removed.size(), 1u);
+  fs::create_directory(t.path + "/out");
+  const std::string out = t.path + "/out/" + p.plan.output_name;
+  ASSERT_TRUE(apply_repair(p.model, p.plan, out));
+  auto r = Wheel::open(out);
+  ASSERT_TRUE(r);
+  const ZipMember* m = r->find("rf_renamed_cu12_bad-1.0.dist-info/sboms/auditwheel.cdx.json");
+  ASSERT_TRUE(m);
+  auto b = r->read(*m);
+  ASSERT_TRUE(b);
+  const std::string text(reinterpret_cast<const char*>(b->view().data()), b->view().size());
+  EXPECT_EQ(text.find("cuda-cudart"), std::string::npos) << text;
+  EXPECT_NE(text.find("libgomp1"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"dependsOn\": [\n        \"pkg:deb/debian/libgomp1@12.2.0#06ae55a9\""), std::string::npos) << text;
+  EXPECT_EQ(check_errors(out), std::vector<std::string>{});
+}
+
 TEST(Repair, ErrorsAreNamed) {
   auto providers = model::Providers::builtin();
   // Not a wheel.
