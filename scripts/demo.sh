@@ -30,6 +30,16 @@ banner "cuwheel check --cuda-major 13 --sass sm_75,sm_90,sm_120 --ptx newest --g
 (cd "$FIX" && "$CUWHEEL" check --cuda-major 13 --sass sm_75,sm_90,sm_120 --ptx newest --gpus sm_80,sm_89 \
    cuwheel_demo-1.0.0-cp312-cp312-manylinux_2_28_x86_64.whl) || echo "(exit status $? : findings, as expected)"
 
+# repair: a wheel that bundles libcudart and libcublas (field report 2),
+# repaired into a temporary folder, and the check of the result.
+REPAIR_FIX="$(cd "$(dirname "$0")/../tests/fixtures/repair" && pwd)"
+repaired="$(mktemp -d)"
+banner "cuwheel repair rf_math_cu12_bad-...whl -w \$TMP (bundled CUDA math libraries: depend instead)"
+"$CUWHEEL" repair --ignore no-device-code "$REPAIR_FIX"/rf_math_cu12_bad-1.0-*.whl -w "$repaired" || true
+banner "cuwheel check (the repaired wheel)"
+"$CUWHEEL" check --ignore no-device-code "$repaired"/*.whl || true
+rm -rf "$repaired"
+
 # The installed CUDA toolkit, if any.
 cuda_lib=""
 if command -v nvcc >/dev/null 2>&1; then
