@@ -909,11 +909,16 @@ class Planner {
     for (const auto& l : lm.libraries) has_elf = has_elf || model::loadable(l);
     bool linux_tag = false;
     for (const auto& t : wf.platform_tags) linux_tag = linux_tag || !arch_of_tag(t).empty();
+    if (o_.plat && !has_elf && !linux_tag) {
+      plan_.problems.push_back("cannot repair to " + *o_.plat +
+                               ": the wheel ships no ELF library, so it is no platform wheel to retag");
+    }
     if (o_.plat) {
       auto g = platform_tag_glibc(*o_.plat);
       if (auto v = validate_plat(*o_.plat); !v) return v.error();
       if (!lib_arch.empty() && arch_of_tag(*o_.plat) != lib_arch)
-        return Error("--plat " + *o_.plat + " is for " + arch_of_tag(*o_.plat) + ", the wheel's libraries are " + lib_arch);
+        plan_.problems.push_back("cannot repair to " + *o_.plat + ": it is for " + arch_of_tag(*o_.plat) +
+                                 ", the wheel's libraries are " + lib_arch);
       if (!needs.allowed_by(*g)) {
         plan_.problems.push_back("cannot repair to " + *o_.plat + ": the libraries need " + max_text() +
                                  (most_compatible_glibc(needs)
@@ -1328,9 +1333,37 @@ Status apply_repair(const CheckModel& m, const RepairPlan& plan, const std::stri
 
   std::set<std::string> removed;
   for (const auto& r : plan.removed) removed.insert(r.member);
-  std::set<std::string> graft_hashes;  // of the removed grafted copies
-  for (const auto& r : plan.removed)
-    if (auto h = graft_hash(model::file_name(r.member))) graft_hashes.insert(*h);
+  // The removed grafted copies, as an SBOM's bom-ref may name them: the
+  // hash in the copy's name (the file's SHA-256), and the SHA-256 of the
+  // path it was copied from, which auditwheel 6.8 writes (sboms.py hashes
+  // the source path), for the folders a build image takes libraries from.
+  std::set<std::string> graft_hashes;
+  for (const auto& r : plan.removed) {
+    const std::string file = model::file_name(r.member);
+    auto h = graft_hash(file);
+    if (!h) continue;
+    graft_hashes.insert(*h);
+    const std::string original = grafted_original(file).value_or(file);
+    std::vector<std::string> dirs = {"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib", "/usr/local/lib64",
+                                     "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
+                                     "/usr/lib/aarch64-linux-gnu", "/usr/local/cuda/lib64",
+                                     "/usr/local/cuda/targets/x86_64-linux/lib", "/usr/local/cuda/targets/sbsa-linux/lib"};
+    for (int major = 11; major <= 13; ++major)
+      for (int minor = 0; minor <= 9; ++minor) {
+        const std::string c = "/usr/local/cuda-" + std::to_string(major) + "." + std::to_string(minor);
+        dirs.push_back(c + "/lib64");
+        dirs.push_back(c + "/targets/x86_64-linux/lib");
+        dirs.push_back(c + "/targets/sbsa-linux/lib");
+      }
+    static const char* kHex = "0123456789abcdef";
+    for (const auto& d : dirs) {
+      const std::string path = d + "/" + original;
+      const auto digest = sha256(ByteView(reinterpret_cast<const uint8_t*>(path.data()), path.size()));
+      std::string hex;
+      for (uint8_t b : digest) hex += std::string{kHex[b >> 4], kHex[b & 15]};
+      graft_hashes.insert(hex);
+    }
+  }
   std::map<std::string, std::string> digests;  // member -> "sha256=..." read with the model
   for (const auto& mm : m.members)
     if (mm.read_ok && mm.digest.rfind("sha256=", 0) == 0) digests.emplace(mm.name, mm.digest);

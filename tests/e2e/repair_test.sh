@@ -176,8 +176,15 @@ run 1 repair --plat manylinux2014_x86_64 "$LOADING"/lw_plat-1.0-py3-none-linux_x
 has "$WORK/out" "cannot repair to manylinux2014_x86_64: the libraries need GLIBC_2.34"
 run 0 repair --dry-run "$LOADING"/lw_plat-1.0-py3-none-linux_x86_64.whl
 has "$WORK/out" "-> lw_plat-1.0-py3-none-manylinux_2_34_x86_64.whl"
-run 2 repair --plat manylinux_2_28_aarch64 "$FIX"/rf_chain-*.whl -w "$WORK/o7"
-has "$WORK/err" "is for aarch64"
+run 1 repair --plat manylinux_2_28_aarch64 "$FIX"/rf_chain-*.whl -w "$WORK/o7"
+has "$WORK/out" "it is for aarch64"
+# A dry run writes the output into a temporary folder and checks it: the
+# same exit status as the real run, nothing left behind.
+TMPDIR="$WORK/drytmp" && mkdir -p "$TMPDIR" && export TMPDIR
+run 0 repair --dry-run "${IGN[@]}" "$FIX"/rf_math_cu12_bad-*.whl
+has "$WORK/out" "dry run: the output passes the check"
+[ -z "$(ls -A "$WORK/drytmp")" ] && ok || bad "the dry run left $(ls -A "$WORK/drytmp")"
+unset TMPDIR
 for p in linux_x86_64 manylinux_2_99_x86_64 manylinux_2_0_x86_64 manylinux_2_28_x86_64.manylinux_2_17_x86_64 manylinux2014_x86_64x; do
   run 2 repair --plat "$p" "$FIX"/rf_chain-*.whl "$FIX"/rf_graft-*.whl -w "$WORK/o7"
   [ "$(grep -c "error" "$WORK/err")" = 1 ] && ok || bad "--plat $p: not one error: $(cat "$WORK/err")"

@@ -172,12 +172,20 @@ TEST(Repair, TagChoiceAndPlat) {
   EXPECT_EQ(plat.plan.output_name, "rf_graft-1.0-cp312-cp312-manylinux_2_28_x86_64.whl");
   auto m = load(kDir + "rf_chain" + kTag);
   auto providers = model::Providers::builtin();
-  for (const char* bad : {"manylinux_2_28_aarch64", "linux_x86_64", "macosx_11_0_arm64"}) {
+  for (const char* bad : {"linux_x86_64", "macosx_11_0_arm64", "manylinux_2_99_x86_64"}) {
     RepairOptions b;
     b.plat = bad;
     auto r = plan_repair(m, {}, providers, b);
     EXPECT_FALSE(r) << bad;
+    EXPECT_FALSE(validate_plat(bad)) << bad;
   }
+  // A tag of another architecture is a problem of the plan (exit 1).
+  RepairOptions other;
+  other.plat = "manylinux_2_28_aarch64";
+  auto r = plan_repair(m, {}, providers, other);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_NE(r->problems[0].find("it is for aarch64"), std::string::npos);
 }
 
 TEST(Repair, RpathAgainstRunpath) {
@@ -260,7 +268,8 @@ TEST(Repair, MetadataWithABodyAndCrlfKeepsItsShape) {
 
 TEST(Repair, RemovedGraftsLeaveTheSbom) {
   // auditwheel >= 6.5 lists what it grafted in .dist-info/sboms/ (PEP 770),
-  // each component's bom-ref ending in "#<SHA-256 of the file>": the copy
+  // each component's bom-ref ending in "#<SHA-256>" (auditwheel 6.8: of the
+  // path it copied from; the copy's name carries the file's): the copy
   // repair removes (libcudart-0123abcd.so.12) leaves the SBOM too.
   TempDir t;
   const std::string in = kDir + "rf_renamed_cu12_bad" + kTag;
@@ -281,6 +290,7 @@ TEST(Repair, RemovedGraftsLeaveTheSbom) {
   const std::string sbom = R"({"bomFormat": "CycloneDX", "specVersion": "1.4", "components": [
     {"type": "library", "bom-ref": "pkg:pypi/rf_renamed_cu12_bad@1.0", "name": "rf_renamed_cu12_bad"},
     {"type": "library", "bom-ref": "pkg:rpm/nvidia/cuda-cudart-12-8@12.8.90#0123abcdef99", "name": "cuda-cudart-12-8"},
+    {"type": "library", "bom-ref": "pkg:rpm/nvidia/cuda-cudart-devel@12.8.90#87aef23b6019c8ead7513236401b978836a10ba3d7ac0845b79d400871d83527", "name": "cuda-cudart-devel"},
     {"type": "library", "bom-ref": "pkg:deb/debian/libgomp1@12.2.0#06ae55a9", "name": "libgomp1"}],
    "dependencies": [
     {"ref": "pkg:pypi/rf_renamed_cu12_bad@1.0",
@@ -304,7 +314,7 @@ TEST(Repair, RemovedGraftsLeaveTheSbom) {
   auto b = r->read(*m);
   ASSERT_TRUE(b);
   const std::string text(reinterpret_cast<const char*>(b->view().data()), b->view().size());
-  EXPECT_EQ(text.find("cuda-cudart"), std::string::npos) << text;
+  EXPECT_EQ(text.find("cuda-cudart"), std::string::npos) << text;  // by content hash, and by source path (auditwheel 6.8)
   EXPECT_NE(text.find("libgomp1"), std::string::npos) << text;
   EXPECT_NE(text.find("\"dependsOn\": [\n        \"pkg:deb/debian/libgomp1@12.2.0#06ae55a9\""), std::string::npos) << text;
   EXPECT_EQ(check_errors(out), std::vector<std::string>{});

@@ -242,6 +242,25 @@ int run_repair() {
   }
 
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) signal(sig, remove_tmp_and_die);
+  std::string dry_dir;
+  struct RemoveDry {
+    std::string d;
+    ~RemoveDry() {
+      std::error_code e;
+      if (!d.empty()) fs::remove_all(d, e);
+    }
+  } remove_dry;
+  if (o.dry_run && !o.emit_auditwheel_args) {
+    const char* t = std::getenv("TMPDIR");
+    std::string tmpl = std::string(t && *t ? t : "/tmp") + "/cuwheel-dry-run-XXXXXX";
+    std::vector<char> b(tmpl.begin(), tmpl.end());
+    b.push_back('\0');
+    if (!::mkdtemp(b.data())) {
+      print_error(tmpl, "cannot create a temporary folder for the dry run");
+      return kExitUnreadable;
+    }
+    dry_dir = remove_dry.d = b.data();
+  }
   std::set<std::string> written;  // output names of this run
   int status = kExitOk;
   auto worst = [&](int s) { status = std::max(status, s); };
@@ -308,11 +327,10 @@ int run_repair() {
       }
       continue;
     }
-    if (o.dry_run) {
-      if (o.format == "json") out_json.push_back(pj);
-      continue;
-    }
-    const std::string out = (fs::path(o.dir) / plan->output_name).string();
+    // A dry run writes the output too, into a private folder of TMPDIR,
+    // checks it and throws it away: its exit status is the real run's.
+    const std::string out_dir = o.dry_run ? dry_dir : o.dir;
+    const std::string out = (fs::path(out_dir) / plan->output_name).string();
     std::error_code ec;
     if (fs::exists(out, ec) && fs::equivalent(out, path, ec)) {
       if (!plan->changes()) {
@@ -336,11 +354,11 @@ int run_repair() {
     }
     // Written under its own name in a private folder of DIR (the check
     // reads the file name), renamed into place once it passes.
-    std::string tmpl = (fs::path(o.dir) / ".cuwheel-repair-XXXXXX").string();
+    std::string tmpl = (fs::path(out_dir) / ".cuwheel-repair-XXXXXX").string();
     std::vector<char> tbuf(tmpl.begin(), tmpl.end());
     tbuf.push_back('\0');
     if (!::mkdtemp(tbuf.data())) {
-      print_error(o.dir, "cannot create a temporary folder");
+      print_error(out_dir, "cannot create a temporary folder");
       worst(kExitUnreadable);
       continue;
     }
@@ -409,13 +427,17 @@ int run_repair() {
          : f.severity == check::Severity::note ? summary.notes
                                                : summary.warnings)++;
       if (o.format == "text") {
-        std::printf("  not written: the output fails %zu check%s\n", errors, errors == 1 ? "" : "s");
+        std::printf("  %s: the output fails %zu check%s\n", o.dry_run ? "would not be written" : "not written", errors,
+                    errors == 1 ? "" : "s");
         std::cout << check::render_text(after, summary);
       } else {
         pj["written"] = false;
         pj["findings"] = nlohmann::ordered_json::parse(check::render_json(after, summary))["findings"];
       }
       worst(kExitFindings);
+    } else if (o.dry_run) {
+      pj["written"] = false;
+      if (o.format == "text") std::printf("  dry run: the output passes the check (written to a temporary folder, removed)\n");
     } else {
       fs::rename(tmp, out, ec);
       if (ec) {
