@@ -217,7 +217,8 @@ std::optional<std::string> origin_dir(const std::string& raw, const std::string&
 // A light copy of the model for the simulation: what the loader and the
 // tree read (load facts, member names, strings for plugin evidence, the
 // PyInit_ exports that mark extension modules), without device code.
-CheckModel light_copy(const CheckModel& m) {
+// What the loader and the tree read of a wheel besides its libraries.
+CheckModel without_libraries(const CheckModel& m) {
   CheckModel w;
   w.path = m.path;
   w.kind = m.kind;
@@ -227,6 +228,11 @@ CheckModel light_copy(const CheckModel& m) {
   w.metadata = m.metadata;
   w.python_loads = m.python_loads;
   w.members = m.members;
+  return w;
+}
+
+CheckModel light_copy(const CheckModel& m) {
+  CheckModel w = without_libraries(m);
   w.libraries.reserve(m.libraries.size());
   for (const auto& l : m.libraries) {
     LibraryModel c;
@@ -729,15 +735,7 @@ class Planner {
 
   // The simulation's model without the removed libraries.
   const CheckModel& live() {
-    live_ = CheckModel();
-    live_.path = w_.path;
-    live_.kind = w_.kind;
-    live_.filename = w_.filename;
-    live_.parsed_filename = w_.parsed_filename;
-    live_.dist_info = w_.dist_info;
-    live_.metadata = w_.metadata;
-    live_.python_loads = w_.python_loads;
-    live_.members = w_.members;
+    live_ = without_libraries(w_);
     live_index_.clear();
     for (size_t i = 0; i < w_.libraries.size(); ++i) {
       if (gone_.count(i)) continue;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "cuwheel/check/check.h"
 #include "cuwheel/wheel/manylinux.h"
@@ -64,6 +65,33 @@ std::vector<std::string> check_errors(const std::string& path) {
   for (const auto& f : check::run_rules(*ms, policy))
     if (f.severity == Severity::error) out.push_back(f.rule + ": " + f.message);
   return out;
+}
+
+// A copy of the fixture wheel `in` at `out`, with the members of `extra`
+// added or put in place of the input's (RECORD regenerated).
+void craft(const std::string& in, const std::string& out, const std::map<std::string, std::string>& extra) {
+  auto w = Wheel::open(in);
+  ASSERT_TRUE(w);
+  std::vector<OutMember> members;
+  std::string record;
+  for (const auto& zm : w->members()) {
+    if (zm.name.find("/RECORD") != std::string::npos) {
+      record = zm.name;
+      continue;
+    }
+    if (extra.count(zm.name)) continue;
+    OutMember om;
+    om.name = zm.name;
+    om.keep = &zm;
+    members.push_back(std::move(om));
+  }
+  for (const auto& [name, text] : extra) {
+    OutMember om;
+    om.name = name;
+    om.bytes.assign(text.begin(), text.end());
+    members.push_back(std::move(om));
+  }
+  ASSERT_TRUE(write_wheel(*w, std::move(members), record, nullptr, out));
 }
 
 TEST(Manylinux, TagsAndTable) {
@@ -226,29 +254,11 @@ TEST(Repair, MetadataWithABodyAndCrlfKeepsItsShape) {
   // the requirement goes after the last Requires-Dist, the body stays.
   TempDir t;
   const std::string in = kDir + "rf_math_cu12_bad" + kTag;
-  auto w = Wheel::open(in);
-  ASSERT_TRUE(w);
-  std::vector<OutMember> members;
-  std::string record;
-  for (const auto& zm : w->members()) {
-    if (zm.name.find("/RECORD") != std::string::npos) {
-      record = zm.name;
-      continue;
-    }
-    OutMember om;
-    om.name = zm.name;
-    if (zm.name.find("/METADATA") != std::string::npos) {
-      const std::string meta =
-          "Metadata-Version: 2.1\r\nName: rf_math_cu12_bad\r\nVersion: 1.0\r\nRequires-Dist: numpy\r\n"
-          "Summary: x\r\n\r\nRequires-Dist: this is the body, not a header\r\n";
-      om.bytes.assign(meta.begin(), meta.end());
-    } else {
-      om.keep = &zm;
-    }
-    members.push_back(std::move(om));
-  }
   const std::string crafted = t.path + "/" + fs::path(in).filename().string();
-  ASSERT_TRUE(write_wheel(*w, std::move(members), record, nullptr, crafted));
+  craft(in, crafted,
+        {{"rf_math_cu12_bad-1.0.dist-info/METADATA",
+          "Metadata-Version: 2.1\r\nName: rf_math_cu12_bad\r\nVersion: 1.0\r\nRequires-Dist: numpy\r\n"
+          "Summary: x\r\n\r\nRequires-Dist: this is the body, not a header\r\n"}});
   auto p = plan_of(crafted);
   fs::create_directory(t.path + "/out");
   const std::string out = t.path + "/out/" + p.plan.output_name;
@@ -273,20 +283,6 @@ TEST(Repair, RemovedGraftsLeaveTheSbom) {
   // repair removes (libcudart-0123abcd.so.12) leaves the SBOM too.
   TempDir t;
   const std::string in = kDir + "rf_renamed_cu12_bad" + kTag;
-  auto w = Wheel::open(in);
-  ASSERT_TRUE(w);
-  std::vector<OutMember> members;
-  std::string record;
-  for (const auto& zm : w->members()) {
-    if (zm.name.find("/RECORD") != std::string::npos) {
-      record = zm.name;
-      continue;
-    }
-    OutMember om;
-    om.name = zm.name;
-    om.keep = &zm;
-    members.push_back(std::move(om));
-  }
   const std::string sbom = R"({"bomFormat": "CycloneDX", "specVersion": "1.4", "components": [
     {"type": "library", "bom-ref": "pkg:pypi/rf_renamed_cu12_bad@1.0", "name": "rf_renamed_cu12_bad"},
     {"type": "library", "bom-ref": "pkg:rpm/nvidia/cuda-cudart-12-8@12.8.90#0123abcdef99", "name": "cuda-cudart-12-8"},
@@ -296,12 +292,8 @@ TEST(Repair, RemovedGraftsLeaveTheSbom) {
     {"ref": "pkg:pypi/rf_renamed_cu12_bad@1.0",
      "dependsOn": ["pkg:rpm/nvidia/cuda-cudart-12-8@12.8.90#0123abcdef99", "pkg:deb/debian/libgomp1@12.2.0#06ae55a9"]},
     {"ref": "pkg:rpm/nvidia/cuda-cudart-12-8@12.8.90#0123abcdef99"}]})";
-  OutMember om;
-  om.name = "rf_renamed_cu12_bad-1.0.dist-info/sboms/auditwheel.cdx.json";
-  om.bytes.assign(sbom.begin(), sbom.end());
-  members.push_back(std::move(om));
   const std::string crafted = t.path + "/" + fs::path(in).filename().string();
-  ASSERT_TRUE(write_wheel(*w, std::move(members), record, nullptr, crafted));
+  craft(in, crafted, {{"rf_renamed_cu12_bad-1.0.dist-info/sboms/auditwheel.cdx.json", sbom}});
   auto p = plan_of(crafted);
   ASSERT_EQ(p.plan.removed.size(), 1u);
   fs::create_directory(t.path + "/out");

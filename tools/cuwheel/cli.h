@@ -27,6 +27,7 @@ class App;
 }
 
 #include "cuwheel/base/diagnostic.h"
+#include "cuwheel/check/check.h"
 #include "cuwheel/model/inputs.h"
 
 namespace cuwheel::cli {
@@ -107,6 +108,12 @@ nlohmann::ordered_json unreadable_json(const std::vector<UnreadableInput>& unrea
 /// The --format values of a command whose findings can also be reported
 /// as SARIF or GitHub annotations: {"text", "json", "sarif", "github"}.
 std::vector<std::string> report_formats();
+
+/// The policy of `check` and `repair`: the file `--policy` names, else
+/// the nearest cuwheel.toml or pyproject.toml with [tool.cuwheel] from the
+/// working folder (check::find_policy_file), else the built-in defaults.
+/// false, after printing the error, when the file cannot be read.
+bool read_policy(const std::string& policy_flag, check::Policy& out);
 
 /// Makes an empty value ("--toolkit ''") a usage error for every option of
 /// `app` and of its subcommands, at any depth; call it once every command

@@ -196,4 +196,16 @@ void reject_empty_values(CLI::App* app) {
   for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) reject_empty_values(sub);
 }
 
+bool read_policy(const std::string& policy_flag, check::Policy& out) {
+  const std::string file = policy_flag.empty() ? check::find_policy_file(".") : policy_flag;
+  if (file.empty()) return true;
+  auto p = check::load_policy(file);
+  if (!p) {
+    print_error("", p.error().message());
+    return false;
+  }
+  out = std::move(*p);
+  return true;
+}
+
 }  // namespace cuwheel::cli

@@ -110,16 +110,7 @@ int run_check() {
   const CheckOptions& o = g_opts;
   // 1. The policy: file, then flags on top.
   check::Policy policy;
-  std::string file = o.policy;
-  if (file.empty()) file = check::find_policy_file(".");
-  if (!file.empty()) {
-    auto p = check::load_policy(file);
-    if (!p) {
-      print_error("", p.error().message());
-      return kExitUnreadable;
-    }
-    policy = std::move(*p);
-  }
+  if (!read_policy(o.policy, policy)) return kExitUnreadable;
   if (o.cuda_major) policy.cuda_major = *o.cuda_major;
   if (!o.sass.empty() && !split_flag("--sass", o.sass, policy.sass)) return kExitUnreadable;
   if (o.sass_exact) policy.sass_exact = true;

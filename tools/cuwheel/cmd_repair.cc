@@ -175,15 +175,7 @@ int run_repair() {
     return kExitUnreadable;
   }
   check::Policy policy;
-  std::string file = o.policy.empty() ? check::find_policy_file(".") : o.policy;
-  if (!file.empty()) {
-    auto p = check::load_policy(file);
-    if (!p) {
-      print_error("", p.error().message());
-      return kExitUnreadable;
-    }
-    policy = std::move(*p);
-  }
+  if (!read_policy(o.policy, policy)) return kExitUnreadable;
   if (o.cuda_major) policy.cuda_major = o.cuda_major;
   for (const auto& v : o.ignore) {
     auto items = check::split_comma_list(v);
