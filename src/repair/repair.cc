@@ -979,6 +979,13 @@ class Planner {
         plan_.platform_reason += "; WHEEL's Tag lines rewritten to the file name's tags";
       }
     }
+    // WHEEL's Build field follows the file name's build tag the same way
+    // (PEP 427; tag-mismatch warns when they differ).
+    if (m_.wheel_info && m_.wheel_info->build != wf.build) {
+      plan_.retagged = true;
+      plan_.platform_reason += wf.build ? "; WHEEL's Build field set to the file name's build tag " + *wf.build
+                                        : std::string("; WHEEL's Build field removed (the file name has no build tag)");
+    }
     std::string name = wf.distribution + "-" + wf.version;
     if (wf.build) name += "-" + *wf.build;
     auto join = [](const std::vector<std::string>& v) {
@@ -1167,7 +1174,8 @@ std::string rewrite_metadata(std::string_view text, const std::vector<Requiremen
   return out;
 }
 
-// WHEEL with Tag lines for the new platform tags.
+// WHEEL with Tag lines for the new platform tags, and a Build line that is
+// the file name's build tag (none when the name has none).
 std::string rewrite_wheel_info(std::string_view text, const WheelFilename& wf, const std::vector<std::string>& plats) {
   std::string out;
   bool placed = false;
@@ -1176,6 +1184,7 @@ std::string rewrite_wheel_info(std::string_view text, const WheelFilename& wf, c
   for (const auto& py : wf.python_tags)
     for (const auto& abi : wf.abi_tags)
       for (const auto& p : plats) tags += "Tag: " + py + "-" + abi + "-" + p + "\r\n";
+  if (wf.build) tags += "Build: " + *wf.build + "\r\n";
 
   const bool crlf = text.find("\r\n") != std::string_view::npos;
   if (!crlf)
@@ -1190,6 +1199,7 @@ std::string rewrite_wheel_info(std::string_view text, const WheelFilename& wf, c
       placed = true;
       continue;
     }
+    if (line.size() >= 6 && strncasecmp(line.c_str(), "Build:", 6) == 0) continue;  // written after the tags
     out += line + "\n";
   }
   if (!placed) out += tags;

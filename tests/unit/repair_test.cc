@@ -276,6 +276,53 @@ TEST(Repair, MetadataWithABodyAndCrlfKeepsItsShape) {
             "Summary: x\r\n\r\nRequires-Dist: this is the body, not a header\r\n");
 }
 
+TEST(Repair, WheelBuildFieldFollowsTheFileName) {
+  // PEP 427: installers order by the file name's build tag and never read
+  // WHEEL's Build field, so repair makes the field say what the name says:
+  // written when the name has a build tag, removed when it has none.
+  TempDir t;
+  const std::string in = kDir + "rf_math_cu12_bad" + kTag;
+  auto wheel_text = [](const std::string& path) {
+    auto r = Wheel::open(path);
+    EXPECT_TRUE(r);
+    const ZipMember* m = r ? r->find("rf_math_cu12_bad-1.0.dist-info/WHEEL") : nullptr;
+    EXPECT_TRUE(m);
+    if (!m) return std::string();
+    auto b = r->read(*m);
+    EXPECT_TRUE(b);
+    return b ? std::string(reinterpret_cast<const char*>(b->view().data()), b->view().size()) : std::string();
+  };
+  const std::string head =
+      "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: cp312-cp312-manylinux_2_17_x86_64\n"
+      "Tag: cp312-cp312-manylinux2014_x86_64\n";
+  fs::create_directory(t.path + "/out");
+  {
+    // Named with build tag 7, WHEEL silent: "Build: 7" appears.
+    const std::string crafted =
+        t.path + "/rf_math_cu12_bad-1.0-7-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl";
+    craft(in, crafted, {{"rf_math_cu12_bad-1.0.dist-info/WHEEL", head}});
+    auto p = plan_of(crafted);
+    EXPECT_NE(p.plan.platform_reason.find("Build field set to the file name's build tag 7"), std::string::npos)
+        << p.plan.platform_reason;
+    const std::string out = t.path + "/out/" + p.plan.output_name;
+    ASSERT_TRUE(apply_repair(p.model, p.plan, out));
+    const std::string w = wheel_text(out);
+    EXPECT_NE(w.find("\nBuild: 7\n"), std::string::npos) << w;
+    EXPECT_EQ(check_errors(out), std::vector<std::string>{});
+  }
+  {
+    // No build tag in the name, WHEEL says Build: 3: the line goes.
+    const std::string crafted = t.path + "/" + fs::path(in).filename().string();
+    craft(in, crafted, {{"rf_math_cu12_bad-1.0.dist-info/WHEEL", head + "Build: 3\n"}});
+    auto p = plan_of(crafted);
+    EXPECT_NE(p.plan.platform_reason.find("Build field removed"), std::string::npos) << p.plan.platform_reason;
+    const std::string out = t.path + "/out/" + p.plan.output_name;
+    ASSERT_TRUE(apply_repair(p.model, p.plan, out));
+    const std::string w = wheel_text(out);
+    EXPECT_EQ(w.find("Build:"), std::string::npos) << w;
+  }
+}
+
 TEST(Repair, RemovedGraftsLeaveTheSbom) {
   // auditwheel >= 6.5 lists what it grafted in .dist-info/sboms/ (PEP 770),
   // each component's bom-ref ending in "#<SHA-256>" (auditwheel 6.8: of the

@@ -149,6 +149,20 @@ TEST(RulesWheel, TagMismatchRenamedNotRepaired) {
   EXPECT_EQ(count(check_fixture("cwfix_tag-1.0.0-py3-none-linux_x86_64.whl"), "tag-mismatch"), 0u);
 }
 
+// WHEEL's Build field against the file name's build tag (PEP 427): a
+// warning, since installers read only the file name's.
+TEST(RulesWheel, TagMismatchBuildField) {
+  auto only_wheel = check_fixture("cwfix_build-1.0.0-py3-none-any.whl");
+  ASSERT_EQ(count(only_wheel, "tag-mismatch"), 1u) << dump(only_wheel, "tag-mismatch");
+  const Finding* f = nullptr;
+  for (const auto& x : only_wheel)
+    if (x.rule == "tag-mismatch") f = &x;
+  EXPECT_EQ(f->severity, Severity::warning);
+  EXPECT_EQ(f->location, "Build");
+  EXPECT_TRUE(has(only_wheel, "tag-mismatch", "no build tag and WHEEL has Build: 1")) << dump(only_wheel, "tag-mismatch");
+  EXPECT_EQ(count(check_fixture("cwfix_build-1.0.0-1-py3-none-any.whl"), "tag-mismatch"), 0u);
+}
+
 TEST(RulesWheel, ExactPin) {
   Policy p;
   p.pins["dyng"] = "exact";

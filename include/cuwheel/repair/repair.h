@@ -130,7 +130,7 @@ struct RepairPlan {
   std::vector<RequirementChange> requirements;
   std::vector<std::string> platform_tags;  ///< of the output's file name
   std::string platform_reason;             ///< why that tag
-  bool retagged = false;                   ///< the platform tags change
+  bool retagged = false;                   ///< WHEEL is rewritten: the platform tags change, or its Tag lines or Build field differ from the file name's
   /// What the plan cannot fix ("DT_NEEDED libfoo.so.1 of pkg/_ext.so is
   /// found neither in the wheel nor on this machine"). The output would
   /// still fail the check.

@@ -9,8 +9,16 @@
 // When the two differ only so (same interpreter and ABI tags, WHEEL's
 // platforms all `linux_<arch>`, the name's all manylinux/musllinux of that
 // arch) it is a warning; platform-tag checks what the name promises.
+//
+// WHEEL's `Build:` field and the file name's build tag (PEP 427: "Build is
+// the build number and is omitted if there is no build number") must agree
+// too. Installers order candidates by the file name's build tag and never
+// read WHEEL's, so a disagreement is a warning: the wheel installs, but a
+// tool that retags or re-uploads it from WHEEL gets another build number.
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <string>
 
 #include "rules.h"
 
@@ -47,11 +55,27 @@ bool valid_linux_tag(const std::string& p) {
   return digits(p.substr(10, a - 10)) && digits(p.substr(a + 1, b - a - 1)) && b + 1 < p.size();
 }
 
+void build_tag_mismatch(const CheckModel& m, Emitter& out) {
+  const std::optional<std::string>& from_name = m.parsed_filename->build;
+  const std::optional<std::string>& from_wheel = m.wheel_info->build;
+  if (from_name == from_wheel) return;
+  const std::string name_says = from_name ? "build tag " + *from_name : "no build tag";
+  const std::string wheel_says = from_wheel ? "Build: " + *from_wheel : "no Build field";
+  out.warn(m.dist_info + "/WHEEL", "Build",
+           "the file name has " + name_says + " and WHEEL has " + wheel_says +
+               ": installers order by the file name's build tag and never read WHEEL's, so the wheel installs, but "
+               "the two build numbers disagree",
+           from_name ? "write `Build: " + *from_name + "` into WHEEL (or rebuild with that build number)"
+                     : "remove the Build field from WHEEL, or rename the wheel with `wheel tags --build " +
+                           *from_wheel + "`, which rewrites both");
+}
+
 }  // namespace
 
 void tag_mismatch(const Context& ctx, Emitter& out) {
   const CheckModel& m = ctx.model;
   if (m.kind != CheckModel::Kind::wheel || !m.parsed_filename || !m.wheel_info) return;
+  build_tag_mismatch(m, out);
   std::set<std::string> from_name, from_wheel(m.wheel_info->tags.begin(), m.wheel_info->tags.end());
   for (const auto& t : m.parsed_filename->tags()) from_name.insert(t.to_string());
   if (from_name == from_wheel) return;
