@@ -174,6 +174,7 @@ bool arch_less(const std::string& a, const std::string& b) {
 DeviceSummary summarize(const DeviceCode& dc) {
   DeviceSummary s;
   std::set<std::string> sass, ptx, lto, comp, kernels, ptx_kernels;
+  std::set<uint64_t> kernel_hashes;
   std::map<std::string, std::string> isa;
   bool all_known = true;
   std::set<size_t> data_containers;
@@ -193,7 +194,10 @@ DeviceSummary summarize(const DeviceCode& dc) {
       std::string a = e.cubin ? e.cubin->arch_name() : e.header_arch();
       if (e.arch_f && a.back() != 'a' && a.back() != 'f') a += "f";
       sass.insert(a);
-      if (e.cubin && e.payload_error.empty()) kernels.insert(e.cubin->kernels.begin(), e.cubin->kernels.end());
+      if (e.cubin && e.payload_error.empty()) {
+        kernels.insert(e.cubin->kernels.begin(), e.cubin->kernels.end());
+        kernel_hashes.insert(e.cubin->kernel_hashes.begin(), e.cubin->kernel_hashes.end());
+      }
       if (!e.cubin || !e.payload_error.empty()) all_known = false;
     } else if (e.kind == fatbin::kPtx) {
       std::string a = e.virtual_arch();
@@ -217,7 +221,9 @@ DeviceSummary summarize(const DeviceCode& dc) {
   for (const auto& p : s.ptx) s.ptx_isa.push_back(isa[p]);
   s.ltoir = sorted(lto);
   s.compression.assign(comp.begin(), comp.end());
-  s.kernels = !kernels.empty() ? kernels.size() : ptx_kernels.size();
+  s.kernels = !kernels.empty()         ? kernels.size()
+              : !kernel_hashes.empty() ? kernel_hashes.size()
+                                       : ptx_kernels.size();
   s.kernels_known = all_known;
   return s;
 }

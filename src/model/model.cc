@@ -603,7 +603,10 @@ LibraryModel read_object(ByteView bytes, const ReadObjectOptions& opts, const st
       if (opts.keep_names) continue;
       // The rules read architectures and PTX ISA versions, not kernel or
       // entry names: let those go, so a large wheel's models stay small.
-      if (e.cubin) std::vector<std::string>().swap(e.cubin->kernels);
+      if (e.cubin) {
+        std::vector<std::string>().swap(e.cubin->kernels);
+        std::vector<uint64_t>().swap(e.cubin->kernel_hashes);
+      }
       if (e.ptx) {
         std::vector<std::string>().swap(e.ptx->entries);
         std::vector<std::string>().swap(e.ptx->targets);

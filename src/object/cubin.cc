@@ -2,7 +2,9 @@
 #include "cuwheel/object/cubin.h"
 
 #include <cctype>
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string_view>
 
 #include "cuwheel/object/elf.h"
@@ -122,7 +124,15 @@ Expected<CubinInfo> read_cubin_header(ByteView d) {
   return c;
 }
 
-Expected<CubinInfo> read_cubin(ByteView d, bool want_kernels) {
+namespace {
+uint64_t fnv1a(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char ch : s) h = (h ^ ch) * 0x100000001b3ull;
+  return h;
+}
+}  // namespace
+
+Expected<CubinInfo> read_cubin(ByteView d, bool want_kernels, bool keep_names) {
   auto hdr = read_cubin_header(d);
   if (!hdr) return hdr;
   CubinInfo c = *hdr;
@@ -160,8 +170,104 @@ Expected<CubinInfo> read_cubin(ByteView d, bool want_kernels) {
         if (s.name.rfind(".nv.info.", 0) == 0 && s.name.size() > 9) c.kernels.push_back(s.name.substr(9));
     }
     c.kernel_count = c.kernels.size();
+    if (!keep_names) {
+      c.kernel_hashes.reserve(c.kernels.size());
+      for (const auto& k : c.kernels) c.kernel_hashes.push_back(fnv1a(k));
+      std::vector<std::string>().swap(c.kernels);
+    }
   }
   return c;
+}
+
+namespace {
+
+// The header fields cubin_tables_from() and cubin_reads_within() need
+// (ELF gABI "ELF Header": e_phoff, e_shoff, e_phentsize, e_phnum,
+// e_shentsize, e_shnum, e_shstrndx).
+struct Tables {
+  bool is64 = false;
+  uint64_t phoff = 0, shoff = 0;
+  uint16_t phentsize = 0, phnum = 0, shentsize = 0, shnum = 0, shstrndx = 0;
+};
+
+std::optional<Tables> tables_of(ByteView d) {
+  if (!elf::File::has_magic(d) || d.size() < 64) return std::nullopt;
+  Tables t;
+  t.is64 = d[4] == 2;
+  if (t.is64) {
+    if (!load_le(d, 32, t.phoff) || !load_le(d, 40, t.shoff)) return std::nullopt;
+  } else {
+    uint32_t ph = 0, sh = 0;
+    if (!load_le(d, 28, ph) || !load_le(d, 32, sh)) return std::nullopt;
+    t.phoff = ph;
+    t.shoff = sh;
+  }
+  const uint64_t at = t.is64 ? 54 : 42;
+  if (!load_le(d, at, t.phentsize) || !load_le(d, at + 2, t.phnum) || !load_le(d, at + 4, t.shentsize) ||
+      !load_le(d, at + 6, t.shnum) || !load_le(d, at + 8, t.shstrndx))
+    return std::nullopt;
+  return t;
+}
+
+}  // namespace
+
+uint64_t cubin_tables_from(ByteView head, uint64_t prefix_size) {
+  auto t = tables_of(head);
+  if (!t) return UINT64_MAX;
+  uint64_t from = UINT64_MAX;
+  for (uint64_t off : {t->phoff, t->shoff})
+    if (off >= prefix_size) from = std::min(from, off);
+  return from;
+}
+
+bool cubin_reads_within(ByteView d, const std::vector<std::pair<uint64_t, uint64_t>>& kept) {
+  auto covered = [&](uint64_t off, uint64_t len) {
+    if (off > d.size() || len > d.size() - off) return false;
+    for (const auto& [b, e] : kept)
+      if (off >= b && off + len <= e) return true;
+    return len == 0;
+  };
+  if (!covered(0, 64)) return false;
+  auto t = tables_of(d);
+  if (!t) return false;
+  const uint64_t sh_size = t->is64 ? 64 : 40, ph_size = t->is64 ? 56 : 32;
+  // Extended numbering (e_shnum 0 with a table, SHN_XINDEX) and odd entry
+  // sizes are left to the whole-image path.
+  if (t->shoff == 0 || t->shnum == 0 || t->shentsize != sh_size || t->shstrndx >= t->shnum) return false;
+  if (!covered(t->shoff, uint64_t{t->shnum} * sh_size)) return false;
+  if (t->phoff != 0 && t->phnum != 0) {
+    if (t->phentsize != ph_size || !covered(t->phoff, uint64_t{t->phnum} * ph_size)) return false;
+  }
+  // The section name table, read from the raw header before parse() uses it.
+  uint32_t type = 0;
+  uint64_t off = 0, size = 0;
+  const uint64_t h = t->shoff + uint64_t{t->shstrndx} * sh_size;
+  if (!load_le(d, h + 4, type)) return false;
+  if (t->is64) {
+    if (!load_le(d, h + 24, off) || !load_le(d, h + 32, size)) return false;
+  } else {
+    uint32_t o32 = 0, s32 = 0;
+    if (!load_le(d, h + 16, o32) || !load_le(d, h + 20, s32)) return false;
+    off = o32;
+    size = s32;
+  }
+  if (type == elf::SHT_NOBITS || !covered(off, size)) return false;
+  auto f = elf::File::parse(d);
+  if (!f) return false;
+  for (const auto& p : f->segments())
+    if (p.type == elf::PT_DYNAMIC) return false;
+  const auto& secs = f->sections();
+  auto data_kept = [&](const elf::Section& s) { return s.type == elf::SHT_NOBITS || covered(s.offset, s.size); };
+  for (const auto& s : secs) {
+    if (s.type == elf::SHT_DYNAMIC) return false;
+    if (s.type == 7 /*SHT_NOTE*/ || s.name == ".nv.compat") {
+      if (!data_kept(s)) return false;
+    } else if (s.type == elf::SHT_SYMTAB) {
+      if (!data_kept(s)) return false;
+      if (s.link < secs.size() && !data_kept(secs[s.link])) return false;
+    }
+  }
+  return true;
 }
 
 namespace {

@@ -48,6 +48,11 @@ bool DecodeBudget::take(uint64_t n) {
 
 namespace {
 
+// Cubins that decode to more than this are read from a partial image
+// (fatbin::decode_partial) of this prefix and the tables at the end.
+constexpr uint64_t kPartialAbove = 4u << 20;
+constexpr uint64_t kPartialPrefix = 8u << 20;
+
 void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSink* warnings) {
   if (depth == Depth::headers) return;
   auto fail = [&](const Error& err) {
@@ -61,11 +66,11 @@ void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSin
   // 100 MB) is freed after use, so it does not stay resident per thread.
   thread_local fatbin::DecodeBuffer scratch;
   struct Trim {
-    ~Trim() { scratch.trim(16u << 20); }
+    ~Trim() { scratch.trim(kPartialAbove); }
   } trim_after;
   if (e.kind == fatbin::kElf) {
     if (f.compression == fatbin::Compression::none) {
-      auto c = cubin::read_cubin(e.stored, depth >= Depth::verify);
+      auto c = cubin::read_cubin(e.stored, depth >= Depth::verify, depth == Depth::full);
       if (c) f.cubin = std::move(*c);
       else fail(c.error().context("entry at " + hex(e.offset)));
     } else if (depth == Depth::arch) {
@@ -73,9 +78,25 @@ void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSin
       // (up to 128 KiB); for thousands of entries that dominates a listing.
       return;
     } else {
+      // A large ZSTD cubin (NCCL's and PyTorch's reach 40-200 MB, code in
+      // the middle) is decoded through the ZSTD window, keeping only its
+      // first 8 MiB and the tables at its end, which is where nvcc puts all
+      // that read_cubin reads. When something it reads lies elsewhere, the
+      // whole is decoded again: the facts never depend on the shortcut.
+      if (f.compression == fatbin::Compression::zstd && e.uncompressed_size > kPartialAbove) {
+        auto p = fatbin::decode_partial(e, kPartialPrefix,
+                                        [](ByteView head) { return cubin::cubin_tables_from(head, kPartialPrefix); });
+        if (!p) return fail(p.error());
+        if (cubin::cubin_reads_within(p->view(), p->kept())) {
+          auto c = cubin::read_cubin(p->view(), true, depth == Depth::full);
+          if (c) f.cubin = std::move(*c);
+          else fail(c.error().context("entry at " + hex(e.offset)));
+          return;
+        }
+      }
       auto d = fatbin::decode_into(e, scratch);
       if (!d) return fail(d.error());
-      auto c = cubin::read_cubin(*d, true);
+      auto c = cubin::read_cubin(*d, true, depth == Depth::full);
       if (c) f.cubin = std::move(*c);
       else fail(c.error().context("entry at " + hex(e.offset)));
     }

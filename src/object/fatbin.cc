@@ -3,6 +3,7 @@
 #include "cuwheel/object/fatbin.h"
 
 #include <lz4.h>
+#include <sys/mman.h>
 #include <zstd.h>
 
 
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <utility>
 
 namespace cuwheel::fatbin {
 
@@ -571,6 +573,86 @@ Expected<ByteView> decode_into(const Entry& e, DecodeBuffer& buffer, uint64_t ma
     }
   }
   return Error(where + ": unknown compression");
+}
+
+PartialImage::PartialImage(PartialImage&& o) noexcept
+    : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), kept_(std::move(o.kept_)) {}
+
+PartialImage& PartialImage::operator=(PartialImage&& o) noexcept {
+  if (this != &o) {
+    if (data_) munmap(data_, size_);
+    data_ = std::exchange(o.data_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+    kept_ = std::move(o.kept_);
+  }
+  return *this;
+}
+
+PartialImage::~PartialImage() {
+  if (data_) munmap(data_, size_);
+}
+
+Expected<PartialImage> decode_partial(const Entry& e, uint64_t prefix,
+                                      const std::function<uint64_t(ByteView)>& tail_from, uint64_t max_output) {
+  const std::string where = "entry at " + hex(e.offset);
+  if (e.compression() != Compression::zstd) return Error(where + ": not a ZSTD payload");
+  const uint64_t cap = e.uncompressed_size;
+  if (cap > max_output)
+    return Error(where + ": declared uncompressed size " + hex(cap) + " exceeds the limit " + hex(max_output));
+  unsigned long long declared = ZSTD_getFrameContentSize(e.stored.data(), e.stored.size());
+  if (declared == ZSTD_CONTENTSIZE_ERROR) return Error(where + ": not a ZSTD frame");
+  if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != cap)
+    return Error(where + ": ZSTD frame declares " + hex(declared) + " bytes but the entry header says " + hex(cap));
+  if (cap == 0) return Error(where + ": ZSTD payload of 0 bytes");
+  ZSTD_DCtx* dctx = thread_dctx();
+  if (!dctx) return Error("out of memory");
+  PartialImage img;
+  void* m = mmap(nullptr, static_cast<size_t>(cap), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+  if (m == MAP_FAILED) return Error(where + ": cannot map " + hex(cap) + " bytes for decoding");
+  img.data_ = static_cast<uint8_t*>(m);
+  img.size_ = static_cast<size_t>(cap);
+  prefix = std::min(prefix, cap);
+  uint64_t tail = UINT64_MAX;  // known once the prefix is complete
+  bool asked = false;
+  auto ask = [&](uint64_t have) {
+    if (asked) return;
+    asked = true;
+    tail = std::min(tail_from(ByteView(img.data_, static_cast<size_t>(have))), cap);
+    if (tail < prefix) tail = prefix;
+  };
+  thread_local std::vector<uint8_t> step;
+  step.resize(1u << 20);
+  ZSTD_inBuffer in{e.stored.data(), e.stored.size(), 0};
+  uint64_t produced = 0;
+  for (;;) {
+    ZSTD_outBuffer ob{step.data(), step.size(), 0};
+    const size_t in_before = in.pos;
+    size_t r = ZSTD_decompressStream(dctx, &ob, &in);
+    if (ZSTD_isError(r)) return Error(where + ": ZSTD frame: " + ZSTD_getErrorName(r));
+    if (ob.pos > cap - produced) return Error(where + ": ZSTD frame decodes to more than the declared size " + hex(cap));
+    // Keep what falls in [0, prefix) and [tail, cap).
+    const uint64_t b = produced, en = produced + ob.pos;
+    if (b < prefix) std::memcpy(img.data_ + b, step.data(), static_cast<size_t>(std::min(en, prefix) - b));
+    produced = en;
+    if (produced >= prefix) ask(prefix);
+    if (asked && en > tail) {
+      const uint64_t from = std::max(b, tail);
+      std::memcpy(img.data_ + from, step.data() + (from - b), static_cast<size_t>(en - from));
+    }
+    if (r == 0) break;  // frame complete
+    if (ob.pos == 0 && (in.pos == in.size || in.pos == in_before))
+      return Error(where + ": ZSTD frame: truncated (decoded " + hex(produced) + " bytes)");
+  }
+  if (produced != cap)
+    return Error(where + ": ZSTD frame decodes to " + hex(produced) + " bytes, not the declared " + hex(cap));
+  ask(produced);
+  img.kept_.push_back({0, prefix});
+  if (tail < cap) {
+    if (tail == prefix) img.kept_.back().second = cap;
+    else img.kept_.push_back({tail, cap});
+  }
+  return img;
 }
 
 Expected<std::vector<uint8_t>> decode(const Entry& e, uint64_t max_output) {

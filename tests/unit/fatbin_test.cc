@@ -14,6 +14,7 @@
 
 #include "byte_builders.h"
 #include "cuwheel/check/check.h"
+#include "cuwheel/object/cubin.h"
 #include "cuwheel/object/devicecode.h"
 #include "cuwheel/object/fatbin.h"
 #include "temp_dir.h"
@@ -435,6 +436,90 @@ TEST(FatbinDecode, Zstd) {
   auto p = fatbin::decode_prefix(entry, 64);
   ASSERT_TRUE(p) << p.error().message();
   EXPECT_EQ(*p, Bytes(plain.begin(), plain.begin() + 64));
+}
+
+// --- partial decoding of large cubins -----------------------------------------
+
+namespace {
+Bytes fixture_cubin() {
+  std::ifstream in(std::string(CUWHEEL_SOURCE_DIR) + "/tests/fixtures/bin/a.cubin", std::ios::binary);
+  return Bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+TEST(FatbinPartial, KeepsPrefixAndTablesAndReadsTheSame) {
+  // a.cubin (nvcc 13, sm_90): .shstrtab at 0x40 ... .nv.compat ends at
+  // 0x6b8, .text at 0x800, the section header table at 0xfb8.
+  const Bytes plain = fixture_cubin();
+  ASSERT_GT(plain.size(), 0x1000u);
+  auto held = hold(compressed_container(zstd_frame(plain), fatbin::kFlagZstd, plain.size()));
+  auto full = cubin::read_cubin(plain, true);
+  ASSERT_TRUE(full) << full.error().message();
+  for (uint64_t prefix : {uint64_t{0x6b8}, uint64_t{0x6b7}, uint64_t{64}, uint64_t{plain.size()}}) {
+    SCOPED_TRACE(prefix);
+    auto p = fatbin::decode_partial(held.e, prefix, [&](ByteView h) { return cubin::cubin_tables_from(h, prefix); });
+    ASSERT_TRUE(p) << p.error().message();
+    ASSERT_EQ(p->view().size(), plain.size());
+    const fatbin::ByteRanges want = prefix == plain.size() ? fatbin::ByteRanges{{0, plain.size()}}
+                                                           : fatbin::ByteRanges{{0, prefix}, {0xfb8, plain.size()}};
+    EXPECT_EQ(p->kept(), want);
+    // Kept bytes are the payload's; the rest reads as zero.
+    for (size_t i = 0; i < plain.size(); ++i) {
+      bool kept = false;
+      for (auto [b, e] : want) kept |= i >= b && i < e;
+      ASSERT_EQ(p->view()[i], kept ? plain[i] : 0) << "offset " << i;
+    }
+    // Whether read_cubin may read it: not when .nv.compat (ending at
+    // 0x6b8) or the section names are cut.
+    const bool within = cubin::cubin_reads_within(p->view(), p->kept());
+    EXPECT_EQ(within, prefix >= 0x6b8) << prefix;
+    if (within) {
+      auto c = cubin::read_cubin(p->view(), true);
+      ASSERT_TRUE(c) << c.error().message();
+      EXPECT_EQ(c->arch_name(), full->arch_name());
+      EXPECT_EQ(c->kernels, full->kernels);
+      EXPECT_EQ(c->abi_version, full->abi_version);
+    }
+  }
+}
+
+TEST(FatbinPartial, HashesInPlaceOfNames) {
+  const Bytes plain = fixture_cubin();
+  auto names = cubin::read_cubin(plain, true);
+  auto hashes = cubin::read_cubin(plain, true, false);
+  ASSERT_TRUE(names && hashes);
+  EXPECT_EQ(names->kernels.size(), 2u);
+  EXPECT_TRUE(hashes->kernels.empty());
+  EXPECT_EQ(hashes->kernel_hashes.size(), 2u);
+  EXPECT_EQ(hashes->kernel_count, 2u);
+  EXPECT_NE(hashes->kernel_hashes[0], hashes->kernel_hashes[1]);
+}
+
+TEST(FatbinPartial, ErrorsAreTheWholeDecodersErrors) {
+  Bytes plain = sample_payload(5000);
+  auto tables = [](ByteView h) { return cubin::cubin_tables_from(h, 64); };
+  Bytes frame = zstd_frame(plain);
+  Bytes cut(frame.begin(), frame.begin() + frame.size() / 2);
+  auto truncated = hold(compressed_container(cut, fatbin::kFlagZstd, plain.size()));
+  auto t = fatbin::decode_partial(truncated.e, 64, tables);
+  ASSERT_FALSE(t);
+  EXPECT_NE(t.error().message().find("entry at 0x10: ZSTD frame: "), std::string::npos) << t.error().message();
+  auto lying = hold(compressed_container(frame, fatbin::kFlagZstd, 4999));
+  auto l = fatbin::decode_partial(lying.e, 64, tables);
+  ASSERT_FALSE(l);
+  EXPECT_EQ(l.error().message(), "entry at 0x10: ZSTD frame declares 0x1388 bytes but the entry header says 0x1387");
+  auto lz = hold(compressed_container(lz4_block(plain), fatbin::kFlagLz4, plain.size()));
+  EXPECT_FALSE(fatbin::decode_partial(lz.e, 64, tables));
+  auto big = hold(compressed_container(frame, fatbin::kFlagZstd, plain.size()));
+  auto b = fatbin::decode_partial(big.e, 64, tables, 1000);
+  ASSERT_FALSE(b);
+  EXPECT_EQ(b.error().message(), "entry at 0x10: declared uncompressed size 0x1388 exceeds the limit 0x3e8");
+  // Not an ELF image: no tables, only the prefix is kept, and the reader
+  // is told it may not read it.
+  auto ok = fatbin::decode_partial(big.e, 64, tables);
+  ASSERT_TRUE(ok) << ok.error().message();
+  EXPECT_EQ(ok->kept(), (fatbin::ByteRanges{{0, 64}}));
+  EXPECT_FALSE(cubin::cubin_reads_within(ok->view(), ok->kept()));
 }
 
 TEST(FatbinDecode, Lz4DeclaredSizeTooSmall) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuwheel/base/bytes.h"
@@ -31,6 +32,11 @@ struct CubinInfo {
   bool arch_a = false;       ///< 'a' (architecture-specific) cubin
   std::optional<uint32_t> virtual_sm;  ///< v7 only: the PTX SM it was compiled from
   std::vector<std::string> kernels;    ///< entry functions (mangled names), in symbol order
+  /// When read without names (read_cubin keep_names = false): a 64-bit
+  /// FNV-1a hash of each entry function's name, in symbol order, in place of
+  /// `kernels` (8 bytes each: enough to count a library's distinct kernels
+  /// across its cubins; PyTorch's libtorch_cuda.so holds 2.7 million).
+  std::vector<uint64_t> kernel_hashes;
   /// kernels.size() as read: stays when a model lets the names go
   /// (model.h ReadObjectOptions::keep_names), so an image without kernels
   /// (nvcc's device-link image of a library that needs no device linking)
@@ -55,8 +61,27 @@ Expected<CubinInfo> read_cubin_header(ByteView prefix);
 /// when the toolkit note says version < 2 or toolkit < 130, else from the
 /// `.nv.compat` record of format 2, attribute 0x09, value 1; records are 4
 /// bytes, format 4 adds its u16 size of data), and when `want_kernels` the
-/// kernel names from `.symtab`. Errors name the offset inside the cubin.
-Expected<CubinInfo> read_cubin(ByteView elf, bool want_kernels);
+/// kernel names from `.symtab` (or, with `keep_names` false, only their
+/// hashes: CubinInfo::kernel_hashes). Errors name the offset inside the
+/// cubin.
+Expected<CubinInfo> read_cubin(ByteView elf, bool want_kernels, bool keep_names = true);
+
+/// Where read_cubin() starts reading at the end of a cubin: the lower of
+/// the section and program header table offsets (e_shoff, e_phoff: ELF gABI
+/// "ELF Header") that lie past `prefix_size`, or UINT64_MAX when both lie
+/// inside it or `head` is too short to tell. `head` is the cubin's first
+/// bytes (at least the 64-byte ELF header).
+uint64_t cubin_tables_from(ByteView head, uint64_t prefix_size);
+
+/// Whether every byte read_cubin(elf, want_kernels) reads lies inside
+/// `kept` ([begin, end) offsets, sorted, disjoint), so that reading a
+/// partially kept image (fatbin::decode_partial) gives what reading the
+/// whole would: the ELF header, the program and section header tables, the
+/// section name table, every SHT_NOTE, SHT_SYMTAB and the string table it
+/// links, and `.nv.compat`. A cubin with a dynamic table (SHT_DYNAMIC or
+/// PT_DYNAMIC; nvcc writes none) is answered false, as is anything
+/// malformed: the caller then decodes the whole.
+bool cubin_reads_within(ByteView elf, const std::vector<std::pair<uint64_t, uint64_t>>& kept);
 
 struct PtxInfo {
   std::optional<std::pair<int, int>> version;  ///< `.version X.Y`, when present

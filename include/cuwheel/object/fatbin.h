@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuwheel/base/bytes.h"
@@ -193,6 +194,46 @@ class DecodeBuffer {
 /// is used again). Same limits and errors as decode(). A ZSTD frame that
 /// declares its size is decoded in one call; ZSTD state is kept per thread.
 Expected<ByteView> decode_into(const Entry& e, DecodeBuffer& buffer, uint64_t max_output = (1ull << 30));
+
+/// [begin, end) byte ranges of a payload, sorted and disjoint.
+using ByteRanges = std::vector<std::pair<uint64_t, uint64_t>>;
+
+/// A payload that was decoded in full but kept only in part. view() spans
+/// the whole uncompressed size (an anonymous private mapping: pages never
+/// written take no memory and read as zero); only the bytes in kept() hold
+/// decoded data. Move-only; the mapping is released on destruction.
+class PartialImage {
+ public:
+  PartialImage() = default;
+  PartialImage(PartialImage&& o) noexcept;
+  PartialImage& operator=(PartialImage&& o) noexcept;
+  PartialImage(const PartialImage&) = delete;
+  PartialImage& operator=(const PartialImage&) = delete;
+  ~PartialImage();
+  ByteView view() const { return ByteView(data_, size_); }
+  const ByteRanges& kept() const { return kept_; }
+
+ private:
+  friend Expected<PartialImage> decode_partial(const Entry&, uint64_t, const std::function<uint64_t(ByteView)>&,
+                                               uint64_t);
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  ByteRanges kept_;
+};
+
+/// Decodes a ZSTD entry's payload (section 4) in steps of 1 MiB through the
+/// per-thread ZSTD window, keeping the first `prefix` bytes and the bytes
+/// from `tail_from(head)` to the end, where `head` is the kept prefix (called
+/// once, when the prefix is complete or the frame ends). Every byte of the
+/// frame is decoded, so a corrupt, truncated or oversized frame is the same
+/// Error decode_into() gives; memory is the ZSTD window (at most the frame's
+/// window size, 8 MiB for nvcc's cubins) plus the pages kept. For the large
+/// cubins of NCCL and PyTorch (20-200 MB each, the tables a reader needs at
+/// both ends, code in between). Errors: not ZSTD (use decode_into()), sizes
+/// as in decode_into(), the mapping refused by the kernel.
+Expected<PartialImage> decode_partial(const Entry& e, uint64_t prefix,
+                                      const std::function<uint64_t(ByteView head)>& tail_from,
+                                      uint64_t max_output = (1ull << 30));
 
 /// The most bytes decode() can produce for `e` without failing: the
 /// declared uncompressed size for ZSTD, that size but at most what the

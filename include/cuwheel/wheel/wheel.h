@@ -39,7 +39,7 @@ namespace cuwheel {
 struct WheelLimits {
   /// Members whose declared uncompressed size is at most this are read into
   /// memory; larger ones are streamed to a temporary file and mapped.
-  uint64_t in_memory_threshold = 64ull << 20;
+  uint64_t in_memory_threshold = 16ull << 20;
   /// Largest declared uncompressed size of one member that will be read.
   uint64_t max_member_size = 8ull << 30;
   /// Most bytes one Wheel object will decompress in total (all reads and
