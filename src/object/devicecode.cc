@@ -84,11 +84,12 @@ void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSin
       // that read_cubin reads. When something it reads lies elsewhere, the
       // whole is decoded again: the facts never depend on the shortcut.
       if (f.compression == fatbin::Compression::zstd && e.uncompressed_size > kPartialAbove) {
-        auto p = fatbin::decode_partial(e, kPartialPrefix,
+        thread_local fatbin::PartialBuffer partial;
+        auto p = fatbin::decode_partial(e, partial, kPartialPrefix,
                                         [](ByteView head) { return cubin::cubin_tables_from(head, kPartialPrefix); });
         if (!p) return fail(p.error());
-        if (cubin::cubin_reads_within(p->view(), p->kept())) {
-          auto c = cubin::read_cubin(p->view(), true, depth == Depth::full);
+        if (cubin::cubin_reads_within(p->view, p->kept)) {
+          auto c = cubin::read_cubin(p->view, true, depth == Depth::full);
           if (c) f.cubin = std::move(*c);
           else fail(c.error().context("entry at " + hex(e.offset)));
           return;

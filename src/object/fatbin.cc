@@ -4,6 +4,7 @@
 
 #include <lz4.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <zstd.h>
 
 
@@ -575,24 +576,11 @@ Expected<ByteView> decode_into(const Entry& e, DecodeBuffer& buffer, uint64_t ma
   return Error(where + ": unknown compression");
 }
 
-PartialImage::PartialImage(PartialImage&& o) noexcept
-    : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), kept_(std::move(o.kept_)) {}
-
-PartialImage& PartialImage::operator=(PartialImage&& o) noexcept {
-  if (this != &o) {
-    if (data_) munmap(data_, size_);
-    data_ = std::exchange(o.data_, nullptr);
-    size_ = std::exchange(o.size_, 0);
-    kept_ = std::move(o.kept_);
-  }
-  return *this;
-}
-
-PartialImage::~PartialImage() {
+PartialBuffer::~PartialBuffer() {
   if (data_) munmap(data_, size_);
 }
 
-Expected<PartialImage> decode_partial(const Entry& e, uint64_t prefix,
+Expected<PartialImage> decode_partial(const Entry& e, PartialBuffer& buf, uint64_t prefix,
                                       const std::function<uint64_t(ByteView)>& tail_from, uint64_t max_output) {
   const std::string where = "entry at " + hex(e.offset);
   if (e.compression() != Compression::zstd) return Error(where + ": not a ZSTD payload");
@@ -606,19 +594,33 @@ Expected<PartialImage> decode_partial(const Entry& e, uint64_t prefix,
   if (cap == 0) return Error(where + ": ZSTD payload of 0 bytes");
   ZSTD_DCtx* dctx = thread_dctx();
   if (!dctx) return Error("out of memory");
-  PartialImage img;
-  void* m = mmap(nullptr, static_cast<size_t>(cap), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
-  if (m == MAP_FAILED) return Error(where + ": cannot map " + hex(cap) + " bytes for decoding");
-  img.data_ = static_cast<uint8_t*>(m);
-  img.size_ = static_cast<size_t>(cap);
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  // Give back what the last payload wrote past its prefix (its tail).
+  if (buf.data_ && buf.dirty_to_ > buf.dirty_from_) {
+    const uint64_t from = buf.dirty_from_ / page * page;
+    madvise(buf.data_ + from, static_cast<size_t>(std::min<uint64_t>(buf.dirty_to_, buf.size_) - from), MADV_DONTNEED);
+  }
+  buf.dirty_from_ = buf.dirty_to_ = 0;
+  if (buf.size_ < cap) {
+    if (buf.data_) munmap(buf.data_, buf.size_);
+    buf.data_ = nullptr;
+    buf.size_ = 0;
+    // Rounded up to 64 MiB, so that growing payloads do not remap each time.
+    const uint64_t want = (cap + (64u << 20) - 1) / (64u << 20) * (64u << 20);
+    void* m = mmap(nullptr, static_cast<size_t>(want), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return Error(where + ": cannot map " + hex(want) + " bytes for decoding");
+    buf.data_ = static_cast<uint8_t*>(m);
+    buf.size_ = static_cast<size_t>(want);
+  }
+  uint8_t* const out = buf.data_;
   prefix = std::min(prefix, cap);
   uint64_t tail = UINT64_MAX;  // known once the prefix is complete
   bool asked = false;
   auto ask = [&](uint64_t have) {
     if (asked) return;
     asked = true;
-    tail = std::min(tail_from(ByteView(img.data_, static_cast<size_t>(have))), cap);
+    tail = std::min(tail_from(ByteView(out, static_cast<size_t>(have))), cap);
     if (tail < prefix) tail = prefix;
   };
   thread_local std::vector<uint8_t> step;
@@ -626,19 +628,29 @@ Expected<PartialImage> decode_partial(const Entry& e, uint64_t prefix,
   ZSTD_inBuffer in{e.stored.data(), e.stored.size(), 0};
   uint64_t produced = 0;
   for (;;) {
-    ZSTD_outBuffer ob{step.data(), step.size(), 0};
+    // The prefix is decoded straight into place; past it, through `step`,
+    // keeping only what falls in [tail, cap).
+    const bool in_prefix = produced < prefix;
+    ZSTD_outBuffer ob = in_prefix ? ZSTD_outBuffer{out + produced, static_cast<size_t>(prefix - produced), 0}
+                                  : ZSTD_outBuffer{step.data(), step.size(), 0};
     const size_t in_before = in.pos;
     size_t r = ZSTD_decompressStream(dctx, &ob, &in);
     if (ZSTD_isError(r)) return Error(where + ": ZSTD frame: " + ZSTD_getErrorName(r));
     if (ob.pos > cap - produced) return Error(where + ": ZSTD frame decodes to more than the declared size " + hex(cap));
-    // Keep what falls in [0, prefix) and [tail, cap).
     const uint64_t b = produced, en = produced + ob.pos;
-    if (b < prefix) std::memcpy(img.data_ + b, step.data(), static_cast<size_t>(std::min(en, prefix) - b));
     produced = en;
     if (produced >= prefix) ask(prefix);
+    if (in_prefix) {
+      if (r == 0) break;
+      if (ob.pos == 0 && (in.pos == in.size || in.pos == in_before))
+        return Error(where + ": ZSTD frame: truncated (decoded " + hex(produced) + " bytes)");
+      continue;
+    }
     if (asked && en > tail) {
       const uint64_t from = std::max(b, tail);
-      std::memcpy(img.data_ + from, step.data() + (from - b), static_cast<size_t>(en - from));
+      std::memcpy(out + from, step.data() + (from - b), static_cast<size_t>(en - from));
+      if (buf.dirty_to_ == 0) buf.dirty_from_ = from;
+      buf.dirty_to_ = en;
     }
     if (r == 0) break;  // frame complete
     if (ob.pos == 0 && (in.pos == in.size || in.pos == in_before))
@@ -647,10 +659,12 @@ Expected<PartialImage> decode_partial(const Entry& e, uint64_t prefix,
   if (produced != cap)
     return Error(where + ": ZSTD frame decodes to " + hex(produced) + " bytes, not the declared " + hex(cap));
   ask(produced);
-  img.kept_.push_back({0, prefix});
+  PartialImage img;
+  img.view = ByteView(out, static_cast<size_t>(cap));
+  img.kept.push_back({0, prefix});
   if (tail < cap) {
-    if (tail == prefix) img.kept_.back().second = cap;
-    else img.kept_.push_back({tail, cap});
+    if (tail == prefix) img.kept.back().second = cap;
+    else img.kept.push_back({tail, cap});
   }
   return img;
 }

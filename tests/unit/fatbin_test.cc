@@ -455,26 +455,26 @@ TEST(FatbinPartial, KeepsPrefixAndTablesAndReadsTheSame) {
   auto held = hold(compressed_container(zstd_frame(plain), fatbin::kFlagZstd, plain.size()));
   auto full = cubin::read_cubin(plain, true);
   ASSERT_TRUE(full) << full.error().message();
-  for (uint64_t prefix : {uint64_t{0x6b8}, uint64_t{0x6b7}, uint64_t{64}, uint64_t{plain.size()}}) {
+  // One buffer for every prefix: what an earlier payload left in it
+  // (past the kept bytes) must not matter.
+  fatbin::PartialBuffer buffer;
+  for (uint64_t prefix : {uint64_t{plain.size()}, uint64_t{0x6b8}, uint64_t{0x6b7}, uint64_t{64}}) {
     SCOPED_TRACE(prefix);
-    auto p = fatbin::decode_partial(held.e, prefix, [&](ByteView h) { return cubin::cubin_tables_from(h, prefix); });
+    auto p = fatbin::decode_partial(held.e, buffer, prefix, [&](ByteView h) { return cubin::cubin_tables_from(h, prefix); });
     ASSERT_TRUE(p) << p.error().message();
-    ASSERT_EQ(p->view().size(), plain.size());
+    ASSERT_EQ(p->view.size(), plain.size());
     const fatbin::ByteRanges want = prefix == plain.size() ? fatbin::ByteRanges{{0, plain.size()}}
                                                            : fatbin::ByteRanges{{0, prefix}, {0xfb8, plain.size()}};
-    EXPECT_EQ(p->kept(), want);
-    // Kept bytes are the payload's; the rest reads as zero.
-    for (size_t i = 0; i < plain.size(); ++i) {
-      bool kept = false;
-      for (auto [b, e] : want) kept |= i >= b && i < e;
-      ASSERT_EQ(p->view()[i], kept ? plain[i] : 0) << "offset " << i;
-    }
+    EXPECT_EQ(p->kept, want);
+    // Kept bytes are the payload's.
+    for (auto [b, e] : want)
+      for (uint64_t i = b; i < e; ++i) ASSERT_EQ(p->view[i], plain[i]) << "offset " << i;
     // Whether read_cubin may read it: not when .nv.compat (ending at
     // 0x6b8) or the section names are cut.
-    const bool within = cubin::cubin_reads_within(p->view(), p->kept());
+    const bool within = cubin::cubin_reads_within(p->view, p->kept);
     EXPECT_EQ(within, prefix >= 0x6b8) << prefix;
     if (within) {
-      auto c = cubin::read_cubin(p->view(), true);
+      auto c = cubin::read_cubin(p->view, true);
       ASSERT_TRUE(c) << c.error().message();
       EXPECT_EQ(c->arch_name(), full->arch_name());
       EXPECT_EQ(c->kernels, full->kernels);
@@ -498,28 +498,29 @@ TEST(FatbinPartial, HashesInPlaceOfNames) {
 TEST(FatbinPartial, ErrorsAreTheWholeDecodersErrors) {
   Bytes plain = sample_payload(5000);
   auto tables = [](ByteView h) { return cubin::cubin_tables_from(h, 64); };
+  fatbin::PartialBuffer buffer;
   Bytes frame = zstd_frame(plain);
   Bytes cut(frame.begin(), frame.begin() + frame.size() / 2);
   auto truncated = hold(compressed_container(cut, fatbin::kFlagZstd, plain.size()));
-  auto t = fatbin::decode_partial(truncated.e, 64, tables);
+  auto t = fatbin::decode_partial(truncated.e, buffer, 64, tables);
   ASSERT_FALSE(t);
   EXPECT_NE(t.error().message().find("entry at 0x10: ZSTD frame: "), std::string::npos) << t.error().message();
   auto lying = hold(compressed_container(frame, fatbin::kFlagZstd, 4999));
-  auto l = fatbin::decode_partial(lying.e, 64, tables);
+  auto l = fatbin::decode_partial(lying.e, buffer, 64, tables);
   ASSERT_FALSE(l);
   EXPECT_EQ(l.error().message(), "entry at 0x10: ZSTD frame declares 0x1388 bytes but the entry header says 0x1387");
   auto lz = hold(compressed_container(lz4_block(plain), fatbin::kFlagLz4, plain.size()));
-  EXPECT_FALSE(fatbin::decode_partial(lz.e, 64, tables));
+  EXPECT_FALSE(fatbin::decode_partial(lz.e, buffer, 64, tables));
   auto big = hold(compressed_container(frame, fatbin::kFlagZstd, plain.size()));
-  auto b = fatbin::decode_partial(big.e, 64, tables, 1000);
+  auto b = fatbin::decode_partial(big.e, buffer, 64, tables, 1000);
   ASSERT_FALSE(b);
   EXPECT_EQ(b.error().message(), "entry at 0x10: declared uncompressed size 0x1388 exceeds the limit 0x3e8");
   // Not an ELF image: no tables, only the prefix is kept, and the reader
   // is told it may not read it.
-  auto ok = fatbin::decode_partial(big.e, 64, tables);
+  auto ok = fatbin::decode_partial(big.e, buffer, 64, tables);
   ASSERT_TRUE(ok) << ok.error().message();
-  EXPECT_EQ(ok->kept(), (fatbin::ByteRanges{{0, 64}}));
-  EXPECT_FALSE(cubin::cubin_reads_within(ok->view(), ok->kept()));
+  EXPECT_EQ(ok->kept, (fatbin::ByteRanges{{0, 64}}));
+  EXPECT_FALSE(cubin::cubin_reads_within(ok->view, ok->kept));
 }
 
 TEST(FatbinDecode, Lz4DeclaredSizeTooSmall) {

@@ -198,40 +198,49 @@ Expected<ByteView> decode_into(const Entry& e, DecodeBuffer& buffer, uint64_t ma
 /// [begin, end) byte ranges of a payload, sorted and disjoint.
 using ByteRanges = std::vector<std::pair<uint64_t, uint64_t>>;
 
-/// A payload that was decoded in full but kept only in part. view() spans
-/// the whole uncompressed size (an anonymous private mapping: pages never
-/// written take no memory and read as zero); only the bytes in kept() hold
-/// decoded data. Move-only; the mapping is released on destruction.
-class PartialImage {
+/// Reusable memory for decode_partial(): one anonymous private mapping as
+/// large as the largest payload it has held (virtual size: pages never
+/// written take no memory). The pages of a payload's first bytes stay
+/// mapped for the next call, as DecodeBuffer's do; those past them are
+/// given back (madvise MADV_DONTNEED) before the next payload is written.
+/// Move-only; the mapping is released on destruction.
+class PartialBuffer {
  public:
-  PartialImage() = default;
-  PartialImage(PartialImage&& o) noexcept;
-  PartialImage& operator=(PartialImage&& o) noexcept;
-  PartialImage(const PartialImage&) = delete;
-  PartialImage& operator=(const PartialImage&) = delete;
-  ~PartialImage();
-  ByteView view() const { return ByteView(data_, size_); }
-  const ByteRanges& kept() const { return kept_; }
+  PartialBuffer() = default;
+  PartialBuffer(const PartialBuffer&) = delete;
+  PartialBuffer& operator=(const PartialBuffer&) = delete;
+  ~PartialBuffer();
+  /// The mapping's size in bytes (0 before the first use).
+  size_t capacity() const { return size_; }
 
  private:
-  friend Expected<PartialImage> decode_partial(const Entry&, uint64_t, const std::function<uint64_t(ByteView)>&,
-                                               uint64_t);
+  friend Expected<struct PartialImage> decode_partial(const Entry&, PartialBuffer&, uint64_t,
+                                                      const std::function<uint64_t(ByteView)>&, uint64_t);
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
-  ByteRanges kept_;
+  uint64_t dirty_from_ = 0, dirty_to_ = 0;  ///< bytes written past the kept prefix, to give back
+};
+
+/// A payload decoded in full but kept only in part: `view` spans the whole
+/// uncompressed size, and only the bytes in `kept` hold decoded data (the
+/// others are unspecified: zero, or an earlier payload's). Valid until the
+/// PartialBuffer is used again.
+struct PartialImage {
+  ByteView view;
+  ByteRanges kept;
 };
 
 /// Decodes a ZSTD entry's payload (section 4) in steps of 1 MiB through the
-/// per-thread ZSTD window, keeping the first `prefix` bytes and the bytes
-/// from `tail_from(head)` to the end, where `head` is the kept prefix (called
-/// once, when the prefix is complete or the frame ends). Every byte of the
-/// frame is decoded, so a corrupt, truncated or oversized frame is the same
-/// Error decode_into() gives; memory is the ZSTD window (at most the frame's
-/// window size, 8 MiB for nvcc's cubins) plus the pages kept. For the large
-/// cubins of NCCL and PyTorch (20-200 MB each, the tables a reader needs at
-/// both ends, code in between). Errors: not ZSTD (use decode_into()), sizes
-/// as in decode_into(), the mapping refused by the kernel.
-Expected<PartialImage> decode_partial(const Entry& e, uint64_t prefix,
+/// per-thread ZSTD window into `buffer`, keeping the first `prefix` bytes
+/// and the bytes from `tail_from(head)` to the end, where `head` is the
+/// kept prefix (called once, when the prefix is complete). Every byte of
+/// the frame is decoded, so a corrupt, truncated or oversized frame is the
+/// same Error decode_into() gives; memory is the ZSTD window (at most the
+/// frame's window size, 8 MiB for nvcc's cubins) plus the pages kept. For
+/// the large cubins of NCCL and PyTorch (20-200 MB each, the tables a
+/// reader needs at both ends, code in between). Errors: not ZSTD (use
+/// decode_into()), sizes as in decode_into(), the mapping refused.
+Expected<PartialImage> decode_partial(const Entry& e, PartialBuffer& buffer, uint64_t prefix,
                                       const std::function<uint64_t(ByteView head)>& tail_from,
                                       uint64_t max_output = (1ull << 30));
 
