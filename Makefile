@@ -3,6 +3,7 @@
 
 BUILD      ?= build
 TEST_BUILD ?= build-test
+DEMO_BUILD ?= build-demo
 JOBS       ?= $(shell nproc)
 FUZZ_SECONDS ?= 10
 FUZZ_TARGETS = $(basename $(notdir $(wildcard fuzz/fuzz_*.cc)))
@@ -22,8 +23,11 @@ build: deps $(BUILD)/build.ninja
 
 # The main job on the embedded default: the project's own fixture wheel and
 # libraries, then the CUDA toolkit's libraries when a toolkit is installed.
-demo: build
-	@bash scripts/demo.sh $(BUILD)/cuwheel
+# Builds only what the demo runs (a Release CLI, no test binaries), its
+# log in $(DEMO_BUILD)/build.log, shown when the build fails.
+demo: deps
+	@bash scripts/build-quiet.sh $(DEMO_BUILD) cuwheel -DCMAKE_BUILD_TYPE=Release -DCUWHEEL_TESTS=OFF
+	@bash scripts/demo.sh $(DEMO_BUILD)/cuwheel
 
 # Every test: unit tests, golden cuobjdump comparisons and CLI end-to-end
 # tests under AddressSanitizer + UndefinedBehaviorSanitizer, then each fuzz
@@ -54,4 +58,4 @@ bench: build
 	bash bench/run.sh $(BUILD)/cuwheel
 
 clean:
-	rm -rf $(BUILD) $(TEST_BUILD)
+	rm -rf $(BUILD) $(TEST_BUILD) $(DEMO_BUILD)
