@@ -19,6 +19,15 @@ has_out() { grep -qF -- "$1" "$WORK/out" && ok || bad "$2: stdout lacks '$1' ($(
 has_err() { grep -qF -- "$1" "$WORK/err" && ok || bad "$2: stderr lacks '$1' ($(head -c 300 "$WORK/err"))"; }
 status() { [ "$rc" = "$1" ] && ok || bad "$2: exit status $rc, expected $1"; }
 
+# The version, long and short.
+run --version
+status 0 "--version"
+has_out "cuwheel " "--version"
+cp "$WORK/out" "$WORK/version"
+run -V
+status 0 "-V"
+cmp -s "$WORK/out" "$WORK/version" && ok || bad "-V prints what --version prints"
+
 run rules --all
 status 0 "rules --all"
 n_all=$(wc -l <"$WORK/out")

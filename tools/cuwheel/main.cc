@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     if (what.size() > 2000) what = what.substr(0, 2000) + "... (message cut)";
     return "cuwheel: error: " + what + "\nRun 'cuwheel --help' or 'cuwheel COMMAND --help' for usage.\n";
   });
-  app.set_version_flag("--version", "cuwheel " CUWHEEL_VERSION);
+  app.set_version_flag("-V,--version", "cuwheel " CUWHEEL_VERSION);
   app.require_subcommand(1);
 
   std::vector<CLI::App*> subs;  // subs[i] is the subcommand of commands()[i]
