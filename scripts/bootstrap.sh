@@ -22,6 +22,7 @@ packages=(
   elfutils                      # tests: eu-elflint checks what the ELF editor writes
   qemu-user libc6-arm64-cross   # tests: edited aarch64 libraries load under qemu-aarch64
   binutils-aarch64-linux-gnu    # tests: ... and still load after the cross strip
+  libc6-ppc64el-cross binutils-powerpc64le-linux-gnu  # tests: the same for ppc64le under qemu-ppc64le
 )
 
 missing=()
