@@ -7,12 +7,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "cuwheel/base/digest.h"
 #include "cuwheel/base/fileio.h"
 #include "cuwheel/object/archive.h"
 #include "cuwheel/object/devicecode.h"
@@ -199,49 +204,222 @@ std::map<std::string, std::string> record_owners(const std::string& dir,
   return owners;
 }
 
+namespace {
+
+// One member as the reading thread hands it to the walking thread.
+struct ReadMember {
+  size_t index = 0;
+  std::optional<Error> error;  ///< the member could not be peeked at or read
+  std::optional<Blob> blob;    ///< read: the whole member (none: not an object we want)
+  std::string digest;          ///< RECORD form, when asked for and read
+};
+
+// What the first pass decided for one member.
+struct MemberPlan {
+  enum class How : uint8_t { skip, peek, read } how = How::skip;
+  bool whole = false;         ///< wheel_member() asked for the bytes
+  bool maybe_object = false;  ///< the name may be an object's (skip_by_name)
+  std::string digest;         ///< algorithm to hash with while reading
+};
+
+}  // namespace
+
 Status walk_wheel(const std::string& path, const WalkOptions& opts, InputVisitor& v, const std::string& owner) {
   auto w = Wheel::open(path);
   if (!w) return w.error();
   v.begin_wheel(path, *w);
   const uint64_t total = w->archive_size();
-  uint64_t done = 0;
   const auto& members = w->members();
+  auto wanted = [&](FileKind k) {
+    return k == FileKind::elf || k == FileKind::archive || (k == FileKind::fatbin && opts.wheel_fatbins);
+  };
+
+  // First pass: what to read of each member, asked before anything is read.
+  std::vector<MemberPlan> plan(members.size());
+  for (size_t i = 0; i < members.size(); ++i) {
+    const ZipMember& m = members[i];
+    if (m.is_dir || v.skip_wheel_member(path, m, i)) continue;
+    const InputVisitor::MemberRequest req = v.wheel_member(path, m, i);
+    MemberPlan& p = plan[i];
+    p.whole = req.whole;
+    p.maybe_object = !skip_by_name(m.name);
+    if (!p.whole && !p.maybe_object) continue;
+    p.how = p.whole ? MemberPlan::How::read : MemberPlan::How::peek;
+    if (p.whole) p.digest = req.digest;
+  }
+
+  // Second pass. Reading threads decompress (and hash) the members in
+  // order, at most kAhead members ahead of the one whose objects are visited
+  // here. Each member is admitted against the wheel's limits, and peeked at
+  // when only an object is wanted, in member order under one lock, so what
+  // a limit refuses does not depend on timing; the decoding of admitted
+  // members then runs on the threads side by side (Wheel::read_admitted).
+  std::vector<size_t> order;
+  for (size_t i = 0; i < members.size(); ++i)
+    if (plan[i].how != MemberPlan::How::skip) order.push_back(i);
+  // How far ahead: at most kAhead members, and the members held in memory
+  // (not spilled to a temporary file) ahead of the visitor's at most
+  // kAheadBytes in all, so that reading ahead adds little to the peak; a
+  // larger one is read only once the visitor waits for it.
+  constexpr size_t kAhead = 2;
+  constexpr uint64_t kAheadBytes = 4ull << 20;
+  const uint64_t spill_above = w->limits().in_memory_threshold;
+  auto heap_size = [&](size_t pos) {
+    const uint64_t n = members[order[pos]].uncompressed_size;
+    return n > spill_above ? 0 : n;
+  };
+  uint64_t held = 0;     // heap_size of the positions taken and not yet handed to the visitor
+  bool waiting = false;  // the visitor waits for position `consumed`
+  std::mutex mu;
+  std::condition_variable room;   // readers wait for a position to take
+  std::condition_variable ready;  // the visitor waits for its member
+  std::vector<std::optional<ReadMember>> slots(order.size());
+  size_t next_pos = 0;  // the next position of `order` a reader takes
+  size_t consumed = 0;  // positions handed to the visitor so far
+  bool stop = false;
+
+  // Under `mu`: peeks and admits member i; false when there is nothing to
+  // decode (not an object we want, or an error, in `r`).
+  auto dispatch = [&](size_t i, ReadMember& r) -> bool {
+    const ZipMember& m = members[i];
+    const MemberPlan& p = plan[i];
+    r.index = i;
+    if (p.how == MemberPlan::How::peek) {
+      auto head = w->peek(m, kIdentifyBytes);
+      if (!head) {
+        r.error = head.error();
+        return false;
+      }
+      if (!wanted(identify(*head))) return false;
+    }
+    if (Status s = w->admit_read(m); !s) {
+      r.error = s.error();
+      return false;
+    }
+    return true;
+  };
+  auto decode = [&](size_t i, ReadMember& r) {
+    const ZipMember& m = members[i];
+    const MemberPlan& p = plan[i];
+    std::optional<Digest> digest;
+    if (!p.digest.empty())
+      if (auto d = Digest::create(p.digest)) digest.emplace(std::move(*d));
+    auto blob = w->read_admitted(m, digest ? &*digest : nullptr);
+    if (!blob) {
+      r.error = blob.error();
+      return;
+    }
+    r.blob.emplace(std::move(*blob));
+    if (digest) {
+      const std::string raw = digest->finish();
+      r.digest = p.digest + "=" + base64url_nopad(ByteView(reinterpret_cast<const uint8_t*>(raw.data()), raw.size()));
+    }
+  };
+  auto reader = [&] {
+    for (;;) {
+      size_t pos;
+      ReadMember r;
+      bool to_decode = false;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        room.wait(lock, [&] {
+          return stop || next_pos >= order.size() || (waiting && next_pos == consumed) ||
+                 (next_pos < consumed + 1 + kAhead && held + heap_size(next_pos) <= kAheadBytes);
+        });
+        if (stop || next_pos >= order.size()) return;
+        pos = next_pos++;
+        held += heap_size(pos);
+        try {
+          to_decode = dispatch(order[pos], r);
+        } catch (const std::exception& e) {  // std::bad_alloc: the member, not the walk, fails
+          r.error = Error(std::string("cannot read the member: ") + e.what());
+        }
+      }
+      if (to_decode) {
+        try {
+          decode(order[pos], r);
+        } catch (const std::exception& e) {
+          r.blob.reset();
+          r.error = Error(std::string("cannot read the member: ") + e.what());
+        }
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      slots[pos].emplace(std::move(r));
+      if (waiting && pos == consumed) ready.notify_one();
+    }
+  };
+  std::vector<std::thread> readers;
+  const size_t n_readers = order.empty() ? 0 : std::thread::hardware_concurrency() > 1 ? 2 : 1;
+  for (size_t t = 0; t < n_readers; ++t) {
+    try {
+      readers.emplace_back(reader);
+    } catch (...) {
+      break;  // no more threads: the ones started do the work
+    }
+  }
+  struct Join {
+    std::mutex& mu;
+    std::condition_variable& cv;
+    bool& stop;
+    std::vector<std::thread>& threads;
+    ~Join() {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        stop = true;
+      }
+      cv.notify_all();
+      for (auto& t : threads) t.join();
+    }
+  } join{mu, room, stop, readers};
+  auto take = [&](size_t pos) -> ReadMember {
+    if (readers.empty()) {  // no thread could be started: read here
+      ReadMember r;
+      if (dispatch(order[pos], r)) decode(order[pos], r);
+      return r;
+    }
+    std::unique_lock<std::mutex> lock(mu);
+    if (!slots[pos]) {
+      waiting = true;
+      room.notify_all();  // a member larger than kAheadBytes may be read now
+      ready.wait(lock, [&] { return slots[pos].has_value(); });
+      waiting = false;
+    }
+    ReadMember r = std::move(*slots[pos]);
+    slots[pos].reset();
+    held -= heap_size(pos);
+    consumed = pos + 1;
+    room.notify_all();
+    return r;
+  };
+
+  uint64_t done = 0;
+  size_t pos = 0;  // into `order`
   for (size_t i = 0; i < members.size(); ++i) {
     const ZipMember& m = members[i];
     done += m.compressed_size;
     v.progress(path, std::min(done, total), total);
     if (m.is_dir) continue;
-    if (v.skip_wheel_member(path, m, i)) continue;
-    const bool whole = v.wheel_member(path, m, i);
-    const bool maybe_object = !skip_by_name(m.name);
-    if (!whole && !maybe_object) continue;
-    auto wanted = [&](FileKind k) {
-      return k == FileKind::elf || k == FileKind::archive || (k == FileKind::fatbin && opts.wheel_fatbins);
-    };
+    v.wheel_member_begin(path, m, i);
+    const MemberPlan& p = plan[i];
+    if (p.how == MemberPlan::How::skip) continue;
+    ReadMember r = take(pos++);
     const std::string where = path + ":" + printable(m.name);
-    if (!whole) {
-      auto head = w->peek(m, kIdentifyBytes);
-      if (!head) {
-        v.wheel_member_error(where, m, i, head.error());
-        continue;
-      }
-      if (!wanted(identify(*head))) continue;
-    }
-    auto blob = w->read(m);
-    if (!blob) {
-      v.wheel_member_error(where, m, i, blob.error());
+    if (r.error) {
+      v.wheel_member_error(where, m, i, *r.error);
       continue;
     }
+    if (!r.blob) continue;
+    const Blob& blob = *r.blob;
     ObjectRef ref;
     ref.input = path;
     ref.input_kind = InputKind::wheel;
     ref.member = m.name;
     ref.owner = owner;
-    ref.blob = &*blob;
-    if (maybe_object && wanted(identify(blob->view()))) visit_bytes(ref, blob->view(), v, opts);
-    if (whole) {
-      ref.bytes = blob->view();
-      v.wheel_member_read(ref, m, i, *blob);
+    ref.blob = &blob;
+    if (p.maybe_object && wanted(identify(blob.view()))) visit_bytes(ref, blob.view(), v, opts);
+    if (p.whole) {
+      ref.bytes = blob.view();
+      v.wheel_member_read(ref, m, i, blob, r.digest);
     }
   }
   return Ok{};

@@ -127,22 +127,6 @@ class LoadsScan {
   std::set<std::string> loader_tops_;
 };
 
-// Digest of a Blob in chunks, dropping pages as it goes.
-std::string digest_of(const Blob& b, const std::string& algorithm) {
-  const std::string algo = algorithm.empty() ? std::string("sha256") : algorithm;
-  auto d = Digest::create(algo);
-  if (!d) return "";
-  const uint64_t chunk = 16ull << 20;
-  ByteView v = b.view();
-  for (uint64_t off = 0; off < v.size(); off += chunk) {
-    uint64_t n = std::min<uint64_t>(chunk, v.size() - off);
-    d->update(v.subspan(off, n));
-    b.release(off, n);
-  }
-  std::string raw = d->finish();
-  return algo + "=" + base64url_nopad(ByteView(reinterpret_cast<const uint8_t*>(raw.data()), raw.size()));
-}
-
 // Reads the .dist-info files a wheel and an installed distribution both
 // hold (PEP 427, PEP 376/PEP 627): METADATA, WHEEL, RECORD and
 // entry_points.txt of m.dist_info, each through `read` (nullopt: not there,
@@ -225,33 +209,41 @@ class WheelModelVisitor : public InputVisitor {
   }
 
   bool skip_wheel_member(const std::string& path, const ZipMember& zm, size_t index) override {
-    if (!opts_.known) return false;
-    auto it = opts_.known->find(zm.name);
-    if (it == opts_.known->end()) return false;
-    MemberModel& mm = m_.members[index];
-    mm.read_ok = true;
-    mm.digest = it->second.digest;
-    if (it->second.library) {
-      it->second.library->member = zm.name;
-      m_.libraries.push_back(std::move(*it->second.library));
-      it->second.library.reset();
-    }
+    if (!opts_.known || !opts_.known->count(zm.name)) return false;
+    known_.insert(index);
     return true;
   }
 
-  bool wheel_member(const std::string& path, const ZipMember& zm, size_t index) override {
-    if (progress_) progress_(path + ":" + zm.name);
-    current_ = index;
-    std::string& algo = algo_;
-    algo.clear();
+  InputVisitor::MemberRequest wheel_member(const std::string& path, const ZipMember& zm, size_t index) override {
+    InputVisitor::MemberRequest req;
     if (opts_.hash_members && m_.record)
       if (const RecordEntry* re = m_.record->find(zm.name);
           re && (re->hash_algorithm == "sha256" || re->hash_algorithm == "sha384" || re->hash_algorithm == "sha512"))
-        algo = re->hash_algorithm;
+        req.digest = re->hash_algorithm;
     // Python sources and package JSON are read for the loads they name.
-    const bool loads_text = opts_.hash_members && (zm.name.ends_with(".py") ||
+    const bool loads_text = opts_.hash_members && !opts_.python_loads && (zm.name.ends_with(".py") ||
                                                    (zm.name.ends_with(".json") && zm.uncompressed_size <= (1u << 20)));
-    return !algo.empty() || loads_text;
+    req.whole = !req.digest.empty() || loads_text;
+    return req;
+  }
+
+  void wheel_member_begin(const std::string& path, const ZipMember& zm, size_t index) override {
+    current_ = index;
+    if (known_.count(index)) {
+      // Facts the caller already has (BuildOptions::known), taken in
+      // member order.
+      auto it = opts_.known->find(zm.name);
+      MemberModel& mm = m_.members[index];
+      mm.read_ok = true;
+      mm.digest = it->second.digest;
+      if (it->second.library) {
+        it->second.library->member = zm.name;
+        m_.libraries.push_back(std::move(*it->second.library));
+        it->second.library.reset();
+      }
+      return;
+    }
+    if (progress_) progress_(path + ":" + zm.name);
   }
 
   void object(const ObjectRef& o) override {
@@ -260,11 +252,12 @@ class WheelModelVisitor : public InputVisitor {
     read_object_bytes(m_, o.member, "", o.bytes, [&o](ByteView part) { o.release(part); }, &*budget_);
   }
 
-  void wheel_member_read(const ObjectRef& ref, const ZipMember& zm, size_t index, const Blob& blob) override {
+  void wheel_member_read(const ObjectRef& ref, const ZipMember& zm, size_t index, const Blob& blob,
+                         const std::string& digest) override {
     MemberModel& mm = m_.members[index];
     mm.read_ok = true;
-    loads_.scan(zm.name, ref.bytes);
-    if (!algo_.empty()) mm.digest = digest_of(blob, algo_);
+    if (!opts_.python_loads) loads_.scan(zm.name, ref.bytes);
+    if (!digest.empty()) mm.digest = digest;
   }
 
   void wheel_member_error(const std::string& where, const ZipMember& zm, size_t index, const Error& err) override {
@@ -275,7 +268,10 @@ class WheelModelVisitor : public InputVisitor {
 
   void error(const std::string& where, const Error& err) override { m_.read_errors.emplace_back(where, err.message()); }
 
-  void finish() { loads_.finish(); }
+  void finish() {
+    if (opts_.python_loads) m_.python_loads = *opts_.python_loads;
+    else loads_.finish();
+  }
 
  private:
   CheckModel& m_;
@@ -283,8 +279,8 @@ class WheelModelVisitor : public InputVisitor {
   const std::function<void(const std::string&)>& progress_;
   LoadsScan loads_;
   std::optional<DecodeBudget> budget_;
-  std::string algo_;  ///< the RECORD hash of the member being walked ("" = none to compare)
-  size_t current_ = 0;  ///< the member being walked: the last one wheel_member() was asked about
+  std::set<size_t> known_;  ///< members whose facts opts_.known gives (not read)
+  size_t current_ = 0;  ///< the member being walked: the last one wheel_member_begin() was told of
 };
 
 Expected<CheckModel> build_wheel_model(const std::string& path, const BuildOptions& opts,

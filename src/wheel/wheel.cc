@@ -17,6 +17,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "cuwheel/base/bytes.h"
 
@@ -357,6 +358,7 @@ struct Wheel::Impl {
   std::unique_ptr<ByteSource> src;
   std::unique_ptr<zip_t, ZipCloser> za;
   std::vector<ZipMember> members;
+  std::mutex mu;  ///< guards total_read and libzip's handle (read_admitted on several threads)
   uint64_t total_read = 0;
 
   std::string where(const ZipMember& m) const {
@@ -460,6 +462,7 @@ const std::string& Wheel::path() const { return impl_->path; }
 uint64_t Wheel::archive_size() const { return impl_->src->size(); }
 const std::vector<ZipMember>& Wheel::members() const { return impl_->members; }
 uint64_t Wheel::total_read() const { return impl_->total_read; }
+const WheelLimits& Wheel::limits() const { return impl_->limits; }
 
 uint64_t Wheel::total_read_limit() const {
   const WheelLimits& L = impl_->limits;
@@ -520,7 +523,7 @@ Expected<uint64_t> data_offset(const ByteSource& src, const ZipMember& m) {
 // one that ends before its end-of-block, or a sink that fails.
 template <typename Sink>
 Expected<uint64_t> decode_member(const ByteSource& src, const ZipMember& m, uint64_t cap, uint64_t chunk,
-                                 uint8_t* direct, Sink&& sink, uint32_t* crc) {
+                                 uint8_t* direct, Sink&& sink, uint32_t* crc, Digest* digest = nullptr) {
   auto start = data_offset(src, m);
   if (!start) return start.error();
   chunk = std::max<uint64_t>(chunk, 4096);
@@ -540,6 +543,7 @@ Expected<uint64_t> decode_member(const ByteSource& src, const ZipMember& m, uint
       const uint64_t n = std::min(chunk, total - produced);
       if (!next_input(n)) return Error("cannot read the data at " + hex(*start + in_pos));
       c = crc32_gzip_refl(c, in.data(), in.size());
+      if (digest) digest->update(ByteView(in.data(), in.size()));
       if (direct) std::memcpy(direct + produced, in.data(), in.size());
       else if (!sink(in.data(), in.size())) return Error("cannot write the temporary file: " + std::string(std::strerror(errno)));
       produced += in.size();
@@ -566,6 +570,7 @@ Expected<uint64_t> decode_member(const ByteSource& src, const ZipMember& m, uint
       return Error("corrupt deflate data (ISA-L error " + std::to_string(rc) + ") after " + std::to_string(produced) +
                    " output bytes");
     const uint64_t wrote = room - state->avail_out;
+    if (digest && wrote) digest->update(ByteView(dst, static_cast<size_t>(wrote)));
     if (!direct && wrote && !sink(dst, static_cast<size_t>(wrote)))
       return Error("cannot write the temporary file: " + std::string(std::strerror(errno)));
     produced += wrote;
@@ -582,7 +587,12 @@ bool isal_method(const ZipMember& m) { return m.method == 0 || m.method == 8; }
 
 }  // namespace
 
-Expected<Blob> Wheel::read(const ZipMember& m) {
+Expected<Blob> Wheel::read(const ZipMember& m, Digest* digest) {
+  if (Status s = admit_read(m); !s) return s.error();
+  return read_admitted(m, digest);
+}
+
+Status Wheel::admit_read(const ZipMember& m) {
   Impl& I = *impl_;
   const WheelLimits& L = I.limits;
   const std::string where = I.where(m);
@@ -597,6 +607,7 @@ Expected<Blob> Wheel::read(const ZipMember& m) {
     return Error(where + ": declared compression ratio " + std::to_string(m.uncompressed_size) + "/" +
                  std::to_string(m.compressed_size) + " exceeds " + std::to_string(L.max_ratio) +
                  ":1 (zip bomb?)");
+  std::lock_guard<std::mutex> lock(I.mu);
   uint64_t budget_end = 0;
   const uint64_t limit = total_read_limit();
   if (add_overflow(I.total_read, m.uncompressed_size, budget_end) || budget_end > limit)
@@ -606,10 +617,20 @@ Expected<Blob> Wheel::read(const ZipMember& m) {
                  " times its " + std::to_string(archive_size()) + " bytes, at least " +
                  std::to_string(L.total_ratio_floor) + ", at most " + std::to_string(L.max_total_read) +
                  "): a zip bomb?");
+  I.total_read = budget_end;
+  return Ok{};
+}
 
+Expected<Blob> Wheel::read_admitted(const ZipMember& m, Digest* digest) {
+  Impl& I = *impl_;
+  const WheelLimits& L = I.limits;
+  const std::string where = I.where(m);
+  if (m.index >= I.members.size() || I.members[m.index].name != m.name)
+    return Error(where + ": not a member of this wheel");
   const bool spill = m.uncompressed_size > L.in_memory_threshold;
-  if (isal_method(m)) return read_isal(m, spill);
+  if (isal_method(m)) return read_isal(m, spill, digest);
 
+  std::lock_guard<std::mutex> lock(I.mu);  // libzip's handle is not thread-safe
   ZipFilePtr zf(zip_fopen_index(I.za.get(), m.index, 0));
   if (!zf) return Error(where + ": " + zip_strerror(I.za.get()));
 
@@ -645,11 +666,11 @@ Expected<Blob> Wheel::read(const ZipMember& m) {
     zip_int64_t r = zip_fread(zf.get(), dst, want);
     if (r < 0) return fail(std::string("decompression failed: ") + zip_file_strerror(zf.get()));
     if (r == 0) break;
+    if (digest) digest->update(ByteView(dst, static_cast<size_t>(r)));
     if (spill && !write_all(fd, dst, static_cast<size_t>(r)))
       return fail(std::string("cannot write the temporary file: ") + std::strerror(errno));
     got += static_cast<uint64_t>(r);
   }
-  I.total_read += got;
   if (got > m.uncompressed_size)
     return fail("data continues past the declared uncompressed size of " + std::to_string(m.uncompressed_size) +
                 " bytes");
@@ -673,7 +694,7 @@ Expected<uint64_t> Wheel::data_offset(const ZipMember& m) const {
 
 bool Wheel::file_backed() const { return impl_->memory.size() == 0 && dynamic_cast<const FdSource*>(impl_->src.get()); }
 
-Expected<Blob> Wheel::read_isal(const ZipMember& m, bool spill) {
+Expected<Blob> Wheel::read_isal(const ZipMember& m, bool spill, Digest* digest) {
   Impl& I = *impl_;
   const std::string where = I.where(m);
   // Never more than one byte past the declared size: a stream that goes on
@@ -688,18 +709,17 @@ Expected<Blob> Wheel::read_isal(const ZipMember& m, bool spill) {
     if (!t) return t.error().context(where);
     fd = *t;
     got = decode_member(*I.src, m, cap, I.limits.chunk_size, nullptr,
-                        [&](const uint8_t* p, size_t n) { return write_all(fd, p, n); }, &crc);
+                        [&](const uint8_t* p, size_t n) { return write_all(fd, p, n); }, &crc, digest);
   } else {
     heap.resize(static_cast<size_t>(cap));
     got = decode_member(*I.src, m, cap, I.limits.chunk_size, heap.data(),
-                        [](const uint8_t*, size_t) { return true; }, &crc);
+                        [](const uint8_t*, size_t) { return true; }, &crc, digest);
   }
   auto fail = [&](const std::string& msg) -> Expected<Blob> {
     if (fd >= 0) close(fd);
     return Error(where + ": " + msg);
   };
   if (!got) return fail(got.error().message());
-  I.total_read += *got;
   if (*got > m.uncompressed_size)
     return fail("data continues past the declared uncompressed size of " + std::to_string(m.uncompressed_size) +
                 " bytes");
@@ -722,6 +742,8 @@ Expected<std::vector<uint8_t>> Wheel::peek(const ZipMember& m, uint64_t n) {
     return Error(where + ": not a member of this wheel");
   if (m.encrypted()) return Error(where + ": encrypted member");
   n = std::min({n, m.uncompressed_size, I.limits.in_memory_threshold});
+  // One lock for the count and for libzip's handle; a peek is small.
+  std::lock_guard<std::mutex> lock(I.mu);
   if (I.total_read + n > total_read_limit())
     return Error(where + ": peek would pass the " + std::to_string(total_read_limit()) +
                  " decompressed bytes this wheel may inflate to");

@@ -12,9 +12,12 @@
 
 #include <cstdio>
 #include <fstream>
+#include <atomic>
 #include <memory>
+#include <thread>
 
 #include "cuwheel/base/digest.h"
+#include "cuwheel/model/inputs.h"
 #include "cuwheel/wheel/metadata.h"
 #include "cuwheel/wheel/pep508.h"
 #include "temp_dir.h"
@@ -312,6 +315,147 @@ TEST(WheelRead, LargeMembersAreSpilledToATempFile) {
   EXPECT_EQ(to_string(b->view()).substr(0, 100), data.substr(0, 100));
   EXPECT_EQ(to_string(w->read(w->members()[1])->view()), "abc");
   EXPECT_EQ(w->total_read(), data.size() + 3);
+}
+
+// read() with a Digest hashes the bytes while it decodes them: the same
+// RECORD hash as record_hash() of the bytes, for stored, deflated and
+// spilled members and for a method libzip decodes.
+TEST(WheelRead, DigestWhileReadingMatchesTheBytes) {
+  std::string data(200000, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>((i * 2654435761u) >> 24);
+  WheelLimits limits;
+  limits.in_memory_threshold = 4096;
+  limits.chunk_size = 1000;
+  auto w = open_bytes(libzip_archive({{"big.bin", data, true}, {"stored", "abc", false}, {"small", "xyz", true}}),
+                      limits);
+  ASSERT_TRUE(w) << w.error().message();
+  for (const auto& m : w->members()) {
+    for (const char* algo : {"sha256", "sha512"}) {
+      auto d = Digest::create(algo);
+      ASSERT_TRUE(d);
+      auto b = w->read(m, &*d);
+      ASSERT_TRUE(b) << b.error().message();
+      const std::string raw = d->finish();
+      const std::string got =
+          std::string(algo) + "=" + base64url_nopad(ByteView(reinterpret_cast<const uint8_t*>(raw.data()), raw.size()));
+      EXPECT_EQ(got, *record_hash(algo, b->view())) << m.name << " " << algo;
+    }
+  }
+}
+
+// admit_read() counts a member's declared size at once, in the order
+// admitted, so that read_admitted() may then run on several threads: the
+// bytes are those read() gives, and the count is the same.
+TEST(WheelRead, ReadAdmittedOnSeveralThreads) {
+  std::vector<File> files;
+  for (int i = 0; i < 24; ++i) {
+    std::string data(50000 + i * 1000, '\0');
+    for (size_t k = 0; k < data.size(); ++k) data[k] = static_cast<char>((k * 2654435761u + i) >> 24);
+    files.push_back({"m" + std::to_string(i), data, i % 3 != 0});
+  }
+  WheelLimits limits;
+  limits.in_memory_threshold = 60000;  // some members spill
+  auto w = open_bytes(libzip_archive(files), limits);
+  ASSERT_TRUE(w) << w.error().message();
+  const auto& ms = w->members();
+  for (const auto& m : ms) ASSERT_TRUE(w->admit_read(m));
+  uint64_t declared = 0;
+  for (const auto& m : ms) declared += m.uncompressed_size;
+  EXPECT_EQ(w->total_read(), declared);
+  std::vector<std::string> got(ms.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < ms.size(); i = next++) {
+      auto b = w->read_admitted(ms[i]);
+      got[i] = b ? to_string(b->view()) : "error: " + b.error().message();
+    }
+  };
+  std::thread t1(worker), t2(worker), t3(worker);
+  t1.join();
+  t2.join();
+  t3.join();
+  for (size_t i = 0; i < ms.size(); ++i) EXPECT_EQ(got[i], files[i].data) << ms[i].name;
+  EXPECT_EQ(w->total_read(), declared);  // decoding adds nothing to what admission counted
+}
+
+// Admission refuses by the total in the order members are admitted.
+TEST(WheelHostile, AdmissionRefusesInOrder) {
+  std::string zeros(4u << 20, '\0');
+  auto a = deflated("a.bin", zeros);
+  auto b = deflated("b.bin", zeros);
+  WheelLimits total;
+  total.max_total_read = 6u << 20;
+  auto w = open_bytes(assemble({a, b}), total);
+  ASSERT_TRUE(w);
+  EXPECT_TRUE(w->admit_read(w->members()[1]));
+  auto refused = w->admit_read(w->members()[0]);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("a.bin"), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message().find("(after 4194304)"), std::string::npos) << refused.error().message();
+}
+
+// The walk of a wheel's members (model/inputs.h) reads them on other
+// threads, ahead of the visitor: every call still comes in member order,
+// the digests asked for are those of the bytes, an unreadable member is
+// reported in its place, and ten walks say the same.
+TEST(WheelWalk, MembersComeInOrderWithTheirDigests) {
+  std::vector<RawEntry> entries;
+  std::vector<std::string> datas;
+  for (int i = 0; i < 40; ++i) {
+    std::string data(1000 + i * 5000, '\0');
+    for (size_t k = 0; k < data.size(); ++k) data[k] = static_cast<char>((k * 2654435761u + i * 7) >> 24);
+    datas.push_back(data);
+    entries.push_back(i % 2 ? deflated("pkg/f" + std::to_string(i) + ".dat", data)
+                            : stored("pkg/f" + std::to_string(i) + ".dat", data));
+  }
+  entries[17].crc ^= 1;  // reported as a CRC mismatch, in its place
+  const Bytes zip = assemble(entries);
+  const std::string dir = temp_dir();
+  const std::string path = dir + "/demo-1.0-py3-none-any.whl";
+  {
+    std::ofstream f(path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(zip.data()), static_cast<std::streamsize>(zip.size()));
+  }
+  struct Log : InputVisitor {
+    std::vector<std::string> lines;
+    MemberRequest wheel_member(const std::string&, const ZipMember& m, size_t i) override {
+      lines.push_back("ask " + std::to_string(i));
+      MemberRequest r;
+      r.whole = true;
+      r.digest = i % 3 ? "sha256" : "";
+      return r;
+    }
+    void wheel_member_begin(const std::string&, const ZipMember&, size_t i) override {
+      lines.push_back("begin " + std::to_string(i));
+    }
+    void wheel_member_read(const ObjectRef& ref, const ZipMember&, size_t i, const Blob&,
+                           const std::string& digest) override {
+      lines.push_back("read " + std::to_string(i) + " " + std::to_string(ref.bytes.size()) + " " + digest);
+    }
+    void wheel_member_error(const std::string&, const ZipMember&, size_t i, const Error& e) override {
+      lines.push_back("error " + std::to_string(i) + (e.message().find("CRC-32 mismatch") != std::string::npos ? " crc" : ""));
+    }
+    void object(const ObjectRef&) override {}
+    void error(const std::string&, const Error& e) override { lines.push_back("walk error " + e.message()); }
+  };
+  std::vector<std::string> want;
+  for (size_t i = 0; i < datas.size(); ++i) want.push_back("ask " + std::to_string(i));
+  for (size_t i = 0; i < datas.size(); ++i) {
+    want.push_back("begin " + std::to_string(i));
+    if (i == 17) {
+      want.push_back("error 17 crc");
+      continue;
+    }
+    const std::string digest =
+        i % 3 ? *record_hash("sha256", ByteView(reinterpret_cast<const uint8_t*>(datas[i].data()), datas[i].size()))
+              : "";
+    want.push_back("read " + std::to_string(i) + " " + std::to_string(datas[i].size()) + " " + digest);
+  }
+  for (int run = 0; run < 10; ++run) {
+    Log log;
+    ASSERT_TRUE(walk_wheel(path, WalkOptions{}, log));
+    EXPECT_EQ(log.lines, want) << "run " << run;
+  }
 }
 
 TEST(WheelRead, OpensFromAPathAndReportsBadPaths) {

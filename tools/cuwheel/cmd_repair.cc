@@ -11,7 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include <CLI/CLI.hpp>
@@ -374,19 +376,25 @@ int run_repair() {
     // (the input's model let go first: memory holds one model at a time).
     // Members copied raw keep the facts read from the input (the same
     // compressed bytes, so the same bytes): they are not decoded again.
-    // Python sources and JSON (scanned for the libraries they load), the
+    // So are Python sources and JSON, scanned for the libraries they load,
+    // when none of them changed: the output's loads are the input's. The
     // .dist-info files and every edited member are read from the output.
     std::map<std::string, model::KnownMember> known;
+    std::optional<std::vector<model::PythonLoad>> loads;
     {
       std::set<std::string> changed;
       for (const auto& r : plan->removed) changed.insert(r.member);
       for (const auto& [member, e] : plan->edits) changed.insert(member);
+      const bool text_changed = std::any_of(changed.begin(), changed.end(), [](const std::string& n) {
+        return n.ends_with(".py") || n.ends_with(".json");
+      });
+      if (!text_changed) loads = one[0].python_loads;
       std::map<std::string, size_t> libs_of;
       for (const auto& l : one[0].libraries) ++libs_of[l.member];
       for (const auto& mm : one[0].members) {
         if (!mm.read_ok || mm.digest.rfind("sha256=", 0) != 0 || changed.count(mm.name) ||
-            mm.name.rfind(one[0].dist_info + "/", 0) == 0 || mm.name.ends_with(".py") || mm.name.ends_with(".json") ||
-            libs_of[mm.name] > 1)
+            mm.name.rfind(one[0].dist_info + "/", 0) == 0 ||
+            (!loads && (mm.name.ends_with(".py") || mm.name.ends_with(".json"))) || libs_of[mm.name] > 1)
           continue;
         known[mm.name].digest = mm.digest;
       }
@@ -397,6 +405,7 @@ int run_repair() {
     findings.clear();
     check::BuildOptions post_opts = bo;
     post_opts.known = &known;
+    if (loads) post_opts.python_loads = &*loads;
     auto post = check::build_models(tmp, post_opts);
     std::vector<check::Finding> after;
     if (post) after = check::run_rules(*post, policy);

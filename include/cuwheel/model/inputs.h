@@ -62,23 +62,49 @@ struct InputVisitor {
   // Wheels: a visitor that needs more than the objects (check hashes the
   // members RECORD lists and scans Python sources for the libraries they
   // load) takes part in the walk of each wheel's members.
+  //
+  // The walk of a wheel has two passes. First, right after begin_wheel(),
+  // skip_wheel_member() and wheel_member() are asked about every member
+  // that is not a folder, in central-directory order, before any member is
+  // read: the answers say what to read. Then the members are read by a
+  // second thread, at most one member ahead of this one (decompressing and
+  // hashing member i+1 while member i's objects are visited), and every
+  // other call -- wheel_member_begin(), object(), error(),
+  // wheel_member_read(), wheel_member_error(), progress() -- comes on the
+  // walking thread, in central-directory order, one member after another.
   /// The wheel is open, before its members: its central directory and
   /// .dist-info can be read from `wheel`.
   virtual void begin_wheel(const std::string& path, Wheel& wheel) {}
-  /// Each member that is not a folder, in central-directory order
-  /// (`index` into Wheel::members()), before the walk decides whether to
-  /// read it: true reads it whole, whatever it holds, and hands its bytes
-  /// to wheel_member_read(); false (the default) reads it only when its
-  /// first bytes are an object's (and its name may be one's:
-  /// skip_by_name()).
-  virtual bool wheel_member(const std::string& path, const ZipMember& m, size_t index) { return false; }
-  /// Asked before wheel_member(): true leaves the member out of the walk
-  /// altogether (not peeked at, not read), for a visitor that already
-  /// knows what it holds.
+  /// What to read of one member (wheel_member()'s answer).
+  struct MemberRequest {
+    /// True reads the member whole, whatever it holds, and hands its bytes
+    /// to wheel_member_read(); false reads it only when its first bytes
+    /// are an object's (and its name may be one's: skip_by_name()).
+    bool whole = false;
+    /// With `whole`: a RECORD hash algorithm ("sha256", "sha384",
+    /// "sha512"; base/digest.h) whose digest of the member's bytes is
+    /// computed while they are decompressed and handed to
+    /// wheel_member_read() in RECORD's form (`sha256=<base64url>`); ""
+    /// for none.
+    std::string digest;
+  };
+  /// Asked once for each member that is not a folder and that
+  /// skip_wheel_member() kept, in the first pass (`index` into
+  /// Wheel::members()). The default reads only objects.
+  virtual MemberRequest wheel_member(const std::string& path, const ZipMember& m, size_t index) { return {}; }
+  /// Asked before wheel_member(), in the first pass: true leaves the
+  /// member out of the walk altogether (not peeked at, not read), for a
+  /// visitor that already knows what it holds.
   virtual bool skip_wheel_member(const std::string& path, const ZipMember& m, size_t index) { return false; }
+  /// Second pass: each member that is not a folder, skipped or not, when
+  /// its turn comes and before anything else is said about it.
+  virtual void wheel_member_begin(const std::string& path, const ZipMember& m, size_t index) {}
   /// The bytes of a member wheel_member() asked for, after the objects in
-  /// it (if it is one) were visited. `ref.bytes` is the whole member.
-  virtual void wheel_member_read(const ObjectRef& ref, const ZipMember& m, size_t index, const Blob& blob) {}
+  /// it (if it is one) were visited. `ref.bytes` is the whole member;
+  /// `digest` the RECORD-form digest that wheel_member() asked for ("" when
+  /// none was asked for).
+  virtual void wheel_member_read(const ObjectRef& ref, const ZipMember& m, size_t index, const Blob& blob,
+                                 const std::string& digest) {}
   /// A member that could not be peeked at or read; by default error().
   virtual void wheel_member_error(const std::string& where, const ZipMember& m, size_t index, const Error& err) {
     error(where, err);

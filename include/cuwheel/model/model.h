@@ -179,6 +179,12 @@ struct BuildOptions {
   /// digest and the library given. The caller vouches that the bytes are
   /// those the facts were read from. Null: every member is read.
   std::map<std::string, KnownMember>* known = nullptr;
+  /// Wheels: the loads its Python files and package JSON name
+  /// (CheckModel::python_loads), known from an identical set of those
+  /// members read before (`repair` copies them raw): .py and .json members
+  /// are then not scanned, and those in `known` not read at all. Null:
+  /// they are read and scanned.
+  const std::vector<PythonLoad>* python_loads = nullptr;
 };
 
 /// Builds one model per input: a wheel, a shared library or object, a

@@ -20,8 +20,9 @@
 //     are streamed into an anonymous temporary file and mapped, so peak
 //     memory does not grow with member size.
 //
-// A Wheel is not thread-safe (libzip's archive handle is not); use one per
-// thread.
+// A Wheel is not thread-safe, with two exceptions: read_admitted() may run
+// on several threads at once for members that were admitted (see
+// admit_read()), and admit_read() and peek() may run beside them.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cuwheel/base/digest.h"
 #include "cuwheel/base/expected.h"
 #include "cuwheel/base/source.h"
 
@@ -126,6 +128,8 @@ class Wheel {
   const std::string& path() const;
   /// Size of the archive, bytes.
   uint64_t archive_size() const;
+  /// The limits the wheel was opened with.
+  const WheelLimits& limits() const;
   /// The most bytes this wheel may decompress in all (WheelLimits).
   uint64_t total_read_limit() const;
   /// The central directory entries, in order.
@@ -145,7 +149,25 @@ class Wheel {
   /// deflate stream that ends before its last block; CRC mismatch; more data than the declared
   /// uncompressed size (reading stops one byte past it) or less; temporary
   /// file errors.
-  Expected<Blob> read(const ZipMember& member);
+  ///
+  /// `digest`, when given, is fed every decompressed byte in order while
+  /// the member is decoded (the bytes are hashed while still in cache, not
+  /// read back from the Blob); its value means something only when read()
+  /// succeeds.
+  Expected<Blob> read(const ZipMember& member, Digest* digest = nullptr);
+
+  /// read() in its two steps, for a caller that decodes members on several
+  /// threads. admit_read() checks the member against the limits (encrypted,
+  /// max_member_size, max_ratio, and the wheel's total: its declared size
+  /// is counted toward total_read() at once, whether the decoding later
+  /// succeeds or not), with read()'s errors; call it in the order members
+  /// are wanted, so that which member a limit refuses does not depend on
+  /// the threads' timing. read_admitted() then decodes an admitted member,
+  /// with read()'s other errors; calls for different members may run at
+  /// the same time (the archive is read with pread; members of methods
+  /// other than stored and deflate go through libzip one at a time).
+  Status admit_read(const ZipMember& member);
+  Expected<Blob> read_admitted(const ZipMember& member, Digest* digest = nullptr);
 
   /// The file offset of a member's compressed data: after its local header,
   /// whose name and extra-field lengths may differ from the central
@@ -162,11 +184,12 @@ class Wheel {
   /// size and ratio limits, which do not apply.
   Expected<std::vector<uint8_t>> peek(const ZipMember& member, uint64_t n);
 
-  /// Bytes decompressed so far by read() and peek().
+  /// Bytes decompressed so far by read() and peek(), where an admitted read
+  /// counts its declared size (admit_read()).
   uint64_t total_read() const;
 
  private:
-  Expected<Blob> read_isal(const ZipMember& member, bool spill);
+  Expected<Blob> read_isal(const ZipMember& member, bool spill, Digest* digest);
   struct Impl;
   explicit Wheel(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
