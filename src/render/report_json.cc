@@ -46,6 +46,14 @@ std::string render_json(const std::vector<Finding>& findings, const ReportSummar
                         {"warnings", s.warnings},     {"notes", s.notes},
                         {"unreadable", unreadable},   {"read_warnings", read_warnings},
                         {"policy", s.policy_source}};
+  if (s.baseline_given) doc["summary"]["baselined"] = s.baselined;
+  if (s.statistics) {
+    json stats = json::array();
+    for (const auto& r : rule_statistics(findings, s.command))
+      stats.push_back(json{{"rule", r.rule}, {"code", r.code}, {"severity", std::string(to_string(r.severity))},
+                           {"count", r.count}});
+    doc["summary"]["statistics"] = stats;
+  }
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

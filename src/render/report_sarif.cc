@@ -1,6 +1,7 @@
 // SARIF 2.1.0 renderer for diagnostics (OASIS SARIF v2.1.0, section 3).
 #include <nlohmann/json.hpp>
 
+#include "cuwheel/render/baseline.h"
 #include "cuwheel/render/report.h"
 
 namespace cuwheel::check {
@@ -66,7 +67,8 @@ std::string render_sarif(const std::vector<Finding>& findings, const ReportSumma
                                      : f.severity == Severity::note ? "note"
                                                                     : "warning"},
                            {"message", json{{"text", text}}},
-                           {"locations", json::array({loc})}});
+                           {"locations", json::array({loc})},
+                           {"partialFingerprints", json{{"cuwheelFinding/v1", fingerprint(f)}}}});
   }
   // One invocation (section 3.20): each input that could not be read is a
   // tool execution notification (section 3.58), and the run did not

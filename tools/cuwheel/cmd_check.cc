@@ -3,12 +3,14 @@
 // check: builds a model per input (check.h), applies the policy's rules and
 // prints the findings. Exit status 0 when no error-level finding, 1 when
 // there is one, 2 when an input (or the policy) cannot be read.
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -20,6 +22,8 @@
 #include "cuwheel/wheel/pep508.h"
 #include "commands.h"
 #include "cuwheel/check/check.h"
+#include "cuwheel/base/fileio.h"
+#include "cuwheel/render/baseline.h"
 #include "cuwheel/render/report.h"
 
 namespace cuwheel::cli {
@@ -39,6 +43,13 @@ struct CheckOptions {
   bool sass_exact = false;
   std::vector<std::string> paths;
   std::vector<std::string> deps;  ///< --deps: wheels (or folders of wheels) that only say what they provide
+  // Output controls (text; --statistics and --baseline also JSON/SARIF/GitHub).
+  bool statistics = false;        ///< --statistics: counts per rule instead of the findings
+  bool quiet = false;             ///< -q/--quiet: errors only, no summary line
+  size_t max_findings = 0;        ///< --max-findings N (0: all)
+  std::string baseline;           ///< --baseline FILE: findings it accepts are left out
+  std::string write_baseline;     ///< --write-baseline FILE: accept today's findings
+  std::string color = "auto";     ///< --color auto|always|never
 };
 CheckOptions g_opts;
 std::string g_rule_name;  ///< `cuwheel rule NAME`
@@ -103,11 +114,43 @@ void setup_check(CLI::App* cmd) {
                   "Dependency wheel, or folder of wheels, that is not checked but says which libraries its "
                   "distribution provides (repeatable)")
       ->allow_extra_args(false);
+  cmd->add_flag("--statistics", g_opts.statistics, "Count the findings by rule instead of listing them");
+  cmd->add_flag("-q,--quiet", g_opts.quiet, "Text: only errors, no summary line");
+  cmd->add_option("--max-findings", g_opts.max_findings, "Text and GitHub: list at most N findings (the counts keep them all)");
+  cmd->add_option("--baseline", g_opts.baseline, "Leave out the findings FILE accepts (written by --write-baseline); only new ones count")
+      ->allow_extra_args(false);
+  cmd->add_option("--write-baseline", g_opts.write_baseline, "Write today's findings to FILE as the baseline, and exit 0")
+      ->allow_extra_args(false);
+  cmd->add_option("--color", g_opts.color, "Colour in the text report")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->default_str("auto");
   cmd->add_option("PATH", g_opts.paths, "Wheel, folder of wheels, shared library or installed environment")->required();
 }
 
 int run_check() {
   const CheckOptions& o = g_opts;
+  if (!o.baseline.empty() && !o.write_baseline.empty()) {
+    print_error("--write-baseline", "cannot be given with --baseline");
+    return kExitUnreadable;
+  }
+  if (o.statistics && (o.format == "sarif" || o.format == "github")) {
+    print_error("--statistics", "counts findings in text or JSON; --format " + o.format + " lists every finding");
+    return kExitUnreadable;
+  }
+  check::Baseline baseline;
+  if (!o.baseline.empty()) {
+    auto text = read_whole_file(o.baseline, size_t{256} << 20);
+    if (!text) {
+      print_error("--baseline", text.error().message());
+      return kExitUnreadable;
+    }
+    auto b = check::parse_baseline(*text, o.baseline);
+    if (!b) {
+      print_error("--baseline", b.error().message());
+      return kExitUnreadable;
+    }
+    baseline = std::move(*b);
+  }
   // 1. The policy: file, then flags on top.
   check::Policy policy;
   if (!read_policy(o.policy, policy)) return kExitUnreadable;
@@ -282,6 +325,27 @@ int run_check() {
 
   // 3. Rules and report.
   auto findings = check::run_rules(models, policy, deps);
+  if (!o.write_baseline.empty()) {
+    // A baseline of a run that could not read everything would accept
+    // less than there is: refused.
+    if (!summary.unreadable.empty()) {
+      std::cout << check::render_text(findings, summary);
+      print_error(o.write_baseline, "not written: some input could not be read");
+      return kExitUnreadable;
+    }
+    if (auto st = write_file_atomic(o.write_baseline, check::render_baseline(findings)); !st) {
+      print_error(o.write_baseline, st.error().message());
+      return kExitUnreadable;
+    }
+    std::cerr << "cuwheel: wrote " << findings.size() << (findings.size() == 1 ? " finding" : " findings") << " to "
+              << printable(o.write_baseline) << " as the baseline\n";
+    return kExitOk;
+  }
+  if (!o.baseline.empty()) {
+    summary.baseline_given = true;
+    summary.baselined = check::apply_baseline(findings, std::move(baseline));
+  }
+  summary.statistics = o.statistics;
   summary.inputs = models.size();
   summary.given = given;
   for (const auto& m : models) summary.installed += m.kind == check::CheckModel::Kind::installed;
@@ -290,10 +354,28 @@ int run_check() {
      : f.severity == check::Severity::note ? summary.notes
                                            : summary.warnings)++;
   std::string out;
+  check::TextOptions text;
+  text.quiet = o.quiet;
+  text.max_findings = o.max_findings;
+  // Colour and wrapping only for a terminal: NO_COLOR (any value but
+  // empty, no-color.org) and TERM=dumb turn colour off in auto mode.
+  const bool tty = ::isatty(STDOUT_FILENO) == 1;
+  const char* no_color = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  text.color = o.color == "always" ||
+               (o.color == "auto" && tty && !(no_color && *no_color) && !(term && std::string_view(term) == "dumb"));
+  if (tty) {
+    struct winsize ws {};
+    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) text.width = ws.ws_col;
+  }
   if (o.format == "json") out = check::render_json(findings, summary);
   else if (o.format == "sarif") out = check::render_sarif(findings, summary);
-  else if (o.format == "github") out = check::render_github(findings, summary);
-  else out = check::render_text(findings, summary);
+  else if (o.format == "github") {
+    std::vector<check::Finding> shown = findings;
+    if (o.max_findings && shown.size() > o.max_findings) shown.resize(o.max_findings);
+    out = check::render_github(shown, summary);
+  } else if (o.statistics) out = check::render_statistics(findings, summary, text);
+  else out = check::render_text(findings, summary, text);
   std::cout << out;
   std::cout.flush();
   if (!summary.unreadable.empty()) return kExitUnreadable;

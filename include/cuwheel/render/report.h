@@ -43,7 +43,31 @@ struct ReportSummary {
   /// command reported it as one of its own diagnostics, as release
   /// verify's `unreadable`): SARIF's executionSuccessful is false.
   bool incomplete = false;
+  /// check --baseline: a baseline was given, and how many findings it
+  /// accepted (left out of the findings and the counts above). JSON's
+  /// summary has `baselined` only when a baseline was given.
+  bool baseline_given = false;
+  size_t baselined = 0;
+  /// check --statistics: JSON's summary gets `statistics` (per rule).
+  bool statistics = false;
 };
+
+/// How the text report is printed (check's output flags, docs/check.md).
+struct TextOptions {
+  bool color = false;       ///< ANSI colour for severities (a terminal, and NO_COLOR unset)
+  size_t width = 0;         ///< wrap the `in:` member lists at this many columns; 0: never
+  bool quiet = false;       ///< only error findings and unreadable input; no summary line
+  size_t max_findings = 0;  ///< print at most this many findings (a group counts once); 0: all
+};
+
+/// One rule's count among the findings, for --statistics.
+struct RuleCount {
+  std::string rule, code;
+  Severity severity = Severity::error;
+  size_t count = 0;
+};
+/// Findings counted by (rule, severity), most frequent first, then by code.
+std::vector<RuleCount> rule_statistics(const std::vector<Finding>& findings, const std::string& command = "check");
 
 /// Findings that share one cause: the same input, rule, severity, location,
 /// message and hint, differing only in member (one RUNPATH setting copied
@@ -57,7 +81,13 @@ std::vector<std::vector<size_t>> group_findings(const std::vector<Finding>& find
 /// indented "where:" and "help:" line; a summary line at the end. Findings
 /// of one cause (group_findings()) are printed once, with an indented
 /// "in:" line listing every member; the summary still counts each.
-std::string render_text(const std::vector<Finding>& findings, const ReportSummary& summary);
+std::string render_text(const std::vector<Finding>& findings, const ReportSummary& summary,
+                        const TextOptions& options = {});
+
+/// --statistics in text: one line per rule and severity, `COUNT  CODE
+/// rule  severity`, most frequent first, then the summary line.
+std::string render_statistics(const std::vector<Finding>& findings, const ReportSummary& summary,
+                              const TextOptions& options = {});
 
 /// {"schema": 1, "findings": [...], "summary": {...}} (docs/check.md): one
 /// finding per location; findings of one cause share a "group" number.

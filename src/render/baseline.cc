@@ -1,0 +1,130 @@
+// Finding fingerprints and the check baseline. See
+// include/cuwheel/render/baseline.h.
+#include "cuwheel/render/baseline.h"
+
+#include <cctype>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "cuwheel/base/digest.h"
+#include "cuwheel/wheel/metadata.h"
+#include "cuwheel/wheel/pep508.h"
+
+namespace cuwheel::check {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// Every run of ASCII digits as one '#'.
+std::string without_digits(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (std::isdigit(static_cast<unsigned char>(s[i]))) {
+      while (i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1]))) ++i;
+      out += '#';
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// "pkg-1.2.dist-info/METADATA" -> "pkg.dist-info/METADATA"; the same for
+// "pkg-1.2.data/": the version is what changes from build to build.
+std::string member_without_version(const std::string& member) {
+  for (const char* suffix : {".dist-info", ".data"}) {
+    const size_t end = member.find(suffix);
+    if (end == std::string::npos) continue;
+    const size_t after = end + std::char_traits<char>::length(suffix);
+    if (after != member.size() && member[after] != '/') continue;
+    const size_t start = member.rfind('/', end) == std::string::npos ? 0 : member.rfind('/', end) + 1;
+    const size_t dash = member.find('-', start);
+    if (dash == std::string::npos || dash > end) continue;
+    return member.substr(0, dash) + member.substr(end);
+  }
+  return member;
+}
+
+bool is_hex32(const std::string& s) {
+  if (s.size() != 32) return false;
+  for (char c : s)
+    if (!std::isxdigit(static_cast<unsigned char>(c)) || std::isupper(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string finding_distribution(const std::string& input_path) {
+  const std::string file = std::filesystem::path(input_path).filename().string();
+  if (auto w = WheelFilename::parse(file)) return normalize_name(w->distribution);
+  return file;
+}
+
+std::string fingerprint(const Finding& f) {
+  std::string key = f.rule;
+  for (const std::string& part : {finding_distribution(f.path), member_without_version(f.member),
+                                  without_digits(f.location), without_digits(f.message)}) {
+    key += '\0';
+    key += part;
+  }
+  const auto d = sha256(ByteView(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < 16; ++i) {
+    out += kHex[d[i] >> 4];
+    out += kHex[d[i] & 15];
+  }
+  return out;
+}
+
+std::string render_baseline(const std::vector<Finding>& findings) {
+  json list = json::array();
+  for (const auto& f : findings)
+    list.push_back(json{{"fingerprint", fingerprint(f)},
+                        {"rule", f.rule},
+                        {"distribution", finding_distribution(f.path)},
+                        {"member", f.member},
+                        {"message", f.message}});
+  json doc{{"schema", 1}, {"tool", std::string("cuwheel ") + CUWHEEL_VERSION}, {"findings", list}};
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+Expected<Baseline> parse_baseline(std::string_view text, const std::string& where) {
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return Error(where + ": not a JSON object (a baseline is written by `cuwheel check --write-baseline FILE`)");
+  if (!doc.contains("schema") || !doc["schema"].is_number_integer() || doc["schema"].get<int64_t>() != 1)
+    return Error(where + ": \"schema\" must be 1");
+  if (!doc.contains("findings") || !doc["findings"].is_array()) return Error(where + ": no \"findings\" array");
+  Baseline b;
+  size_t i = 0;
+  for (const auto& e : doc["findings"]) {
+    if (!e.is_object() || !e.contains("fingerprint") || !e["fingerprint"].is_string() ||
+        !is_hex32(e["fingerprint"].get<std::string>()))
+      return Error(where + ": findings[" + std::to_string(i) + "] has no \"fingerprint\" of 32 lowercase hex digits");
+    ++b[e["fingerprint"].get<std::string>()];
+    ++i;
+  }
+  return b;
+}
+
+size_t apply_baseline(std::vector<Finding>& findings, Baseline baseline) {
+  size_t removed = 0;
+  std::vector<Finding> kept;
+  kept.reserve(findings.size());
+  for (auto& f : findings) {
+    auto it = baseline.find(fingerprint(f));
+    if (it != baseline.end() && it->second > 0) {
+      --it->second;
+      ++removed;
+      continue;
+    }
+    kept.push_back(std::move(f));
+  }
+  findings = std::move(kept);
+  return removed;
+}
+
+}  // namespace cuwheel::check
