@@ -12,6 +12,7 @@
 #include <set>
 #include <tuple>
 
+#include "cuwheel/base/json_text.h"
 #include "cuwheel/base/bytes.h"
 #include "cuwheel/base/fileio.h"
 
@@ -266,40 +267,11 @@ class RowChecker : public nlohmann::json_sax<Row> {
   }
 };
 
-// The byte offset of the first '[' or '{' that opens level max_depth + 1,
-// or nullopt when the text never nests that deep. A scan of brackets
-// outside strings (RFC 8259 section 7: a string is '"' ... '"' with '\\'
-// escapes), iterative and bounded by the text: it runs before any
-// recursive code (copying or comparing a JSON value recurses once per
-// level, so 80,000 levels overflow the stack). Text that is not JSON is
-// left to the parser, which names the byte that is wrong.
-std::optional<size_t> too_deep(std::string_view text, size_t max_depth) {
-  size_t depth = 0;
-  bool in_string = false, escaped = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return i;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 Expected<std::vector<Row>> parse_rows(std::string_view text, const std::string& name, bool* single_row) {
   if (single_row) *single_row = false;
-  if (auto at = too_deep(text, kMaxDepth))
+  if (auto at = json_too_deep(text, kMaxDepth))
     return Error(printable(name) + ": nested deeper than " + std::to_string(kMaxDepth) + " levels at byte " +
                  std::to_string(*at) + " (a generator row is a flat object)");
   RowChecker check;

@@ -4,10 +4,13 @@
 
 #include <cctype>
 #include <filesystem>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "cuwheel/base/bytes.h"
 #include "cuwheel/base/digest.h"
+#include "cuwheel/base/json_text.h"
 #include "cuwheel/wheel/metadata.h"
 #include "cuwheel/wheel/pep508.h"
 
@@ -63,10 +66,37 @@ std::string finding_distribution(const std::string& input_path) {
   return file;
 }
 
+namespace {
+
+// `text` with the wheel's version (from its file name) taken out wherever
+// it follows its distribution's name (`pkg-2.0.dist-info`, `pkg 2.0`), then
+// every run of digits as '#': versions of another form (1.0.0 -> 2.0,
+// 1.0.0rc1) then read alike.
+std::string without_version(std::string_view text, const std::string& input_path) {
+  std::string out(text);
+  const std::string file = std::filesystem::path(input_path).filename().string();
+  if (auto w = WheelFilename::parse(file); w && !w->version.empty()) {
+    for (size_t at = out.find(w->version); at != std::string::npos; at = out.find(w->version, at)) {
+      const bool after_name = at > 0 && (out[at - 1] == '-' || out[at - 1] == ' ' || out[at - 1] == '=');
+      const size_t end = at + w->version.size();
+      const bool whole = end == out.size() || !(std::isalnum(static_cast<unsigned char>(out[end])) || out[end] == '+');
+      if (after_name && whole) {
+        out.replace(at, w->version.size(), "V");
+        at += 1;
+      } else {
+        at = end;
+      }
+    }
+  }
+  return without_digits(out);
+}
+
+}  // namespace
+
 std::string fingerprint(const Finding& f) {
   std::string key = f.rule;
   for (const std::string& part : {finding_distribution(f.path), member_without_version(f.member),
-                                  without_digits(f.location), without_digits(f.message)}) {
+                                  without_version(f.location, f.path), without_version(f.message, f.path)}) {
     key += '\0';
     key += part;
   }
@@ -92,18 +122,68 @@ std::string render_baseline(const std::vector<Finding>& findings) {
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+
+// A SAX pass that finds the first key written twice in one object, for the
+// message (nlohmann keeps the last value of a repeated key; a baseline
+// written by cuwheel has none).
+class DuplicateKeys : public nlohmann::json_sax<json> {
+ public:
+  std::string duplicate;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    keys_.emplace_back();
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (!keys_.empty() && !keys_.back().insert(k).second) {
+      duplicate = k;
+      return false;
+    }
+    return true;
+  }
+  bool end_object() override {
+    if (!keys_.empty()) keys_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  std::vector<std::set<std::string>> keys_;
+};
+
+// A baseline is a list of flat objects: three levels deep.
+constexpr size_t kMaxBaselineDepth = 16;
+
+}  // namespace
+
 Expected<Baseline> parse_baseline(std::string_view text, const std::string& where) {
+  if (auto at = json_too_deep(text, kMaxBaselineDepth))
+    return Error(printable(where) + ": nested deeper than " + std::to_string(kMaxBaselineDepth) + " levels at byte " +
+                 std::to_string(*at) + " (a baseline is a list of flat objects)");
+  DuplicateKeys dup;
+  json::sax_parse(text.begin(), text.end(), &dup, nlohmann::detail::input_format_t::json, false);
+  if (!dup.duplicate.empty())
+    return Error(printable(where) + ": the key \"" + printable(dup.duplicate) + "\" is written twice in one object");
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) return Error(where + ": not a JSON object (a baseline is written by `cuwheel check --write-baseline FILE`)");
+  if (doc.is_discarded() || !doc.is_object()) return Error(printable(where) + ": not a JSON object (a baseline is written by `cuwheel check --write-baseline FILE`)");
   if (!doc.contains("schema") || !doc["schema"].is_number_integer() || doc["schema"].get<int64_t>() != 1)
-    return Error(where + ": \"schema\" must be 1");
-  if (!doc.contains("findings") || !doc["findings"].is_array()) return Error(where + ": no \"findings\" array");
+    return Error(printable(where) + ": \"schema\" must be 1");
+  if (!doc.contains("findings") || !doc["findings"].is_array()) return Error(printable(where) + ": no \"findings\" array");
   Baseline b;
   size_t i = 0;
   for (const auto& e : doc["findings"]) {
     if (!e.is_object() || !e.contains("fingerprint") || !e["fingerprint"].is_string() ||
         !is_hex32(e["fingerprint"].get<std::string>()))
-      return Error(where + ": findings[" + std::to_string(i) + "] has no \"fingerprint\" of 32 lowercase hex digits");
+      return Error(printable(where) + ": findings[" + std::to_string(i) + "] has no \"fingerprint\" of 32 lowercase hex digits");
     ++b[e["fingerprint"].get<std::string>()];
     ++i;
   }

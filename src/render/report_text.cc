@@ -27,7 +27,10 @@ std::string severity_word(Severity sev, const TextOptions& o) {
 std::string wrapped_list(const std::string& head, const std::vector<std::string>& items, size_t width) {
   std::string out = head;
   size_t col = head.size();
-  const std::string indent(std::min<size_t>(head.size(), 16), ' ');
+  // Continuation lines start under the first item, unless that leaves
+  // less than half the width for the items.
+  const size_t under = head.size() + 1;
+  const std::string indent(width && under > width / 2 ? 4 : under, ' ');
   for (size_t k = 0; k < items.size(); ++k) {
     std::string piece = items[k] + (k + 1 < items.size() ? "," : "");
     if (width && k && col + 1 + piece.size() > width) {
@@ -87,7 +90,7 @@ std::string render_text(const std::vector<Finding>& findings, const ReportSummar
   for (const auto& group : group_findings(findings)) {
     const Finding& f = findings[group.front()];
     if (o.quiet && f.severity != Severity::error) continue;
-    if (o.max_findings && shown >= o.max_findings) {
+    if (o.max_findings && shown >= *o.max_findings) {
       left += group.size();
       continue;
     }
@@ -108,7 +111,7 @@ std::string render_text(const std::vector<Finding>& findings, const ReportSummar
   }
   if (left)
     out += "... " + std::to_string(left) + (left == 1 ? " more finding" : " more findings") + " not shown (--max-findings " +
-           std::to_string(o.max_findings) + "; --statistics counts them by rule)\n";
+           std::to_string(*o.max_findings) + "; --statistics counts them by rule)\n";
   for (const auto& [where, msg] : s.unreadable) {
     // Reader messages usually start with the path already.
     std::string m = msg.rfind(where + ": ", 0) == 0 ? msg.substr(where.size() + 2) : msg;

@@ -58,6 +58,15 @@ has_out "more findings not shown (--max-findings 3;" "--max-findings"
 has_out "13 inputs checked: 14 errors, 2 warnings" "--max-findings"
 run check --max-findings 3 --format github "$F"/*.whl
 [ "$(grep -c '^::error\|^::warning' "$WORK/out")" = 3 ] && ok || bad "--max-findings 3 --format github: $(grep -c '^::' "$WORK/out") annotations"
+has_out "::notice title=cuwheel::13 more findings not shown (--max-findings 3)" "--max-findings github notice"
+run check --max-findings 0 "$F"/*.whl
+status 1 "--max-findings 0"
+[ "$(grep -c '^tests/fixtures' "$WORK/out")" = 0 ] && ok || bad "--max-findings 0 listed findings"
+has_out "16 more findings not shown (--max-findings 0;" "--max-findings 0"
+for v in -1 18446744073709551616 1e3 ""; do
+  run check --max-findings "$v" "$F"/cwfix-1.0.0-py3-none-any.whl
+  status 2 "--max-findings '$v'"
+done
 run check --max-findings 3 --format json "$F"/*.whl
 [ "$(json "len(d['findings'])")" = 16 ] && ok || bad "--max-findings leaves JSON whole"
 
@@ -84,9 +93,31 @@ status 2 "--baseline malformed"
 has_err "findings[0]" "--baseline malformed"
 run check --baseline "$WORK/baseline.json" --write-baseline "$WORK/b2.json" "$F"/cwfix-1.0.0-py3-none-any.whl
 status 2 "--baseline with --write-baseline"
+# The baseline never replaces an input, nor what is not a regular file.
+cp "$F"/cwfix_record-1.0.0-py3-none-any.whl "$WORK/in.whl"
+run check --write-baseline "$WORK/in.whl" "$WORK/in.whl"
+status 2 "--write-baseline over an input"
+has_err "is an input of this run" "--write-baseline over an input"
+cmp -s "$WORK/in.whl" "$F"/cwfix_record-1.0.0-py3-none-any.whl && ok || bad "--write-baseline changed its input"
+mkfifo "$WORK/fifo"
+ln -s "$WORK/target.json" "$WORK/link.json"
+for target in "$WORK/fifo" "$WORK/link.json" "$WORK"; do
+  run check --write-baseline "$target" "$F"/cwfix-1.0.0-py3-none-any.whl
+  status 2 "--write-baseline $target"
+done
+[ -p "$WORK/fifo" ] && [ -L "$WORK/link.json" ] && ok || bad "--write-baseline replaced a FIFO or a link"
+python3 -c "n=100000; print('{\"schema\":1,\"x\":' + '['*n + ']'*n + ',\"findings\":[]}')" >"$WORK/deep.json"
+run check --baseline "$WORK/deep.json" "$F"/cwfix-1.0.0-py3-none-any.whl
+status 2 "--baseline nested 100,000 deep"
+has_err "nested deeper than" "--baseline nested"
+printf '{"schema":1,"findings":"x","findings":[]}' >"$WORK/twice.json"
+run check --baseline "$WORK/twice.json" "$F"/cwfix-1.0.0-py3-none-any.whl
+status 2 "--baseline with a key twice"
 printf 'not a wheel' >"$WORK/broken.whl"
-run check --write-baseline "$WORK/b3.json" "$WORK/broken.whl" "$F"/cwfix-1.0.0-py3-none-any.whl
+run check --write-baseline "$WORK/b3.json" --format json "$WORK/broken.whl" "$F"/cwfix_record-1.0.0-py3-none-any.whl
 status 2 "--write-baseline with unreadable input"
+[ "$(json "d['summary']['inputs'] == 1 and len(d['summary']['unreadable']) == 1 and d['summary']['errors'] > 0")" = True ] && ok || bad "--write-baseline with unreadable input: the report in its format, with counts"
+has_err "baseline not written" "--write-baseline with unreadable input"
 [ ! -e "$WORK/b3.json" ] && ok || bad "--write-baseline wrote a baseline of a run that could not read everything"
 
 # SARIF: every result carries its fingerprint, the one the baseline uses.

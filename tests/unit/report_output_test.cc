@@ -51,6 +51,15 @@ TEST(Fingerprint, StableAcrossVersionsOfOneWheel) {
   other_soname2.message = "libcufft.so.12 is not found";
   EXPECT_NE(fingerprint(other_soname), fingerprint(other_soname2));
   EXPECT_EQ(finding_distribution("dist/Dyng_CU13-0.2.0-py3-none-any.whl"), "dyng-cu13");
+  // A version of another form in a message (found by a review: 1.0.0 -> 2.0).
+  Finding v1 = make("missing-license-file", Severity::error, "p-1.0.0-py3-none-any.whl", "", "",
+                    "expected p-1.0.0.dist-info/licenses/LICENSE");
+  Finding v2 = make("missing-license-file", Severity::error, "p-2.0-py3-none-any.whl", "", "",
+                    "expected p-2.0.dist-info/licenses/LICENSE");
+  Finding rc = make("missing-license-file", Severity::error, "p-1.0.0rc1-py3-none-any.whl", "", "",
+                    "expected p-1.0.0rc1.dist-info/licenses/LICENSE");
+  EXPECT_EQ(fingerprint(v1), fingerprint(v2));
+  EXPECT_EQ(fingerprint(v1), fingerprint(rc));
   EXPECT_EQ(finding_distribution("/x/libfoo.so"), "libfoo.so");
 }
 
@@ -80,6 +89,15 @@ TEST(Baseline, RefusesWhatIsNotOne) {
   auto bad = parse_baseline(R"({"schema": 1, "findings": [{"fingerprint": "ABC"}]})", "b.json");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message().find("b.json: findings[0]"), std::string::npos) << bad.error().message();
+  // Nesting past the bound and keys written twice are refused before
+  // anything recursive runs (found by a review: 100,000 levels crashed).
+  std::string deep = R"({"schema": 1, "x": )" + std::string(100000, '[') + std::string(100000, ']') + R"(, "findings": []})";
+  auto too_deep = parse_baseline(deep, "b.json");
+  ASSERT_FALSE(too_deep);
+  EXPECT_NE(too_deep.error().message().find("nested deeper than"), std::string::npos) << too_deep.error().message();
+  auto twice = parse_baseline(R"({"schema": 1, "findings": "x", "findings": []})", "b.json");
+  ASSERT_FALSE(twice);
+  EXPECT_NE(twice.error().message().find("written twice"), std::string::npos) << twice.error().message();
   auto empty = parse_baseline(R"({"schema": 1, "findings": []})", "b.json");
   ASSERT_TRUE(empty);
   EXPECT_TRUE(empty->empty());
@@ -140,6 +158,10 @@ TEST(TextReport, QuietAndMaxFindings) {
   EXPECT_EQ(m.find("libbar.so.1"), std::string::npos);
   EXPECT_NE(m.find("... 2 more findings not shown (--max-findings 2;"), std::string::npos) << m;
   EXPECT_NE(m.find("2 errors, 12 warnings, 1 note"), std::string::npos) << m;  // the counts keep them all
+  o.max_findings = 0;  // none listed, the summary alone
+  std::string none = render_text(fs, summary_of(fs), o);
+  EXPECT_EQ(none.find("build-machine-path"), std::string::npos) << none;
+  EXPECT_NE(none.find("... 15 more findings not shown (--max-findings 0;"), std::string::npos) << none;
 }
 
 TEST(TextReport, ColourOnlyWhenAsked) {
@@ -171,7 +193,7 @@ TEST(TextReport, MemberListsWrapAtTheWidth) {
     const std::string line = wrapped.substr(start, end - start);
     if (line.find("ext_module_number_") != std::string::npos) {
       EXPECT_LE(line.size(), 80u) << line;
-      if (line.rfind("                ", 0) == 0) ++continuation;
+      if (line.rfind(std::string(21, ' '), 0) == 0) ++continuation;  // under the first item
     }
     start = end + 1;
   }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -46,7 +47,7 @@ struct CheckOptions {
   // Output controls (text; --statistics and --baseline also JSON/SARIF/GitHub).
   bool statistics = false;        ///< --statistics: counts per rule instead of the findings
   bool quiet = false;             ///< -q/--quiet: errors only, no summary line
-  size_t max_findings = 0;        ///< --max-findings N (0: all)
+  std::string max_findings;       ///< --max-findings N ("" = all)
   std::string baseline;           ///< --baseline FILE: findings it accepts are left out
   std::string write_baseline;     ///< --write-baseline FILE: accept today's findings
   std::string color = "auto";     ///< --color auto|always|never
@@ -116,7 +117,9 @@ void setup_check(CLI::App* cmd) {
       ->allow_extra_args(false);
   cmd->add_flag("--statistics", g_opts.statistics, "Count the findings by rule instead of listing them");
   cmd->add_flag("-q,--quiet", g_opts.quiet, "Text: only errors, no summary line");
-  cmd->add_option("--max-findings", g_opts.max_findings, "Text and GitHub: list at most N findings (the counts keep them all)");
+  cmd->add_option("--max-findings", g_opts.max_findings,
+                  "Text and GitHub: list at most N findings, 0 for none (the counts keep them all)")
+      ->allow_extra_args(false);
   cmd->add_option("--baseline", g_opts.baseline, "Leave out the findings FILE accepts (written by --write-baseline); only new ones count")
       ->allow_extra_args(false);
   cmd->add_option("--write-baseline", g_opts.write_baseline, "Write today's findings to FILE as the baseline, and exit 0")
@@ -133,9 +136,42 @@ int run_check() {
     print_error("--write-baseline", "cannot be given with --baseline");
     return kExitUnreadable;
   }
+  std::optional<size_t> max_findings;
+  if (!o.max_findings.empty()) {
+    const std::string& v = o.max_findings;
+    size_t n = 0;
+    bool ok = v.size() <= 9 && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+    for (char c : v) n = n * 10 + static_cast<size_t>(c - '0');
+    if (!ok) {
+      print_error("--max-findings", "\"" + printable(v) + "\" is not a count from 0 to 999999999");
+      return kExitUnreadable;
+    }
+    max_findings = n;
+  }
   if (o.statistics && (o.format == "sarif" || o.format == "github")) {
     print_error("--statistics", "counts findings in text or JSON; --format " + o.format + " lists every finding");
     return kExitUnreadable;
+  }
+  if (!o.write_baseline.empty()) {
+    // The baseline replaces the file it names (a temporary file renamed
+    // over it): never an input, and never what is not a regular file (a
+    // device such as /dev/null, a FIFO, a link would be replaced itself).
+    std::vector<std::string> read = o.paths;
+    read.insert(read.end(), o.deps.begin(), o.deps.end());
+    if (!o.policy.empty()) read.push_back(o.policy);
+    for (const auto& in : read) {
+      std::error_code ec;
+      if (in == o.write_baseline || std::filesystem::equivalent(o.write_baseline, in, ec)) {
+        print_error("--write-baseline", printable(o.write_baseline) + " is an input of this run; write the baseline to another file");
+        return kExitUnreadable;
+      }
+    }
+    struct stat st {};
+    if (::lstat(o.write_baseline.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      print_error("--write-baseline", printable(o.write_baseline) + " exists and is not a regular file (a link, device, "
+                                      "FIFO or folder would be replaced); give a new file or a regular one");
+      return kExitUnreadable;
+    }
   }
   check::Baseline baseline;
   if (!o.baseline.empty()) {
@@ -325,14 +361,7 @@ int run_check() {
 
   // 3. Rules and report.
   auto findings = check::run_rules(models, policy, deps);
-  if (!o.write_baseline.empty()) {
-    // A baseline of a run that could not read everything would accept
-    // less than there is: refused.
-    if (!summary.unreadable.empty()) {
-      std::cout << check::render_text(findings, summary);
-      print_error(o.write_baseline, "not written: some input could not be read");
-      return kExitUnreadable;
-    }
+  if (!o.write_baseline.empty() && summary.unreadable.empty()) {
     if (auto st = write_file_atomic(o.write_baseline, check::render_baseline(findings)); !st) {
       print_error(o.write_baseline, st.error().message());
       return kExitUnreadable;
@@ -356,7 +385,7 @@ int run_check() {
   std::string out;
   check::TextOptions text;
   text.quiet = o.quiet;
-  text.max_findings = o.max_findings;
+  text.max_findings = max_findings;
   // Colour and wrapping only for a terminal: NO_COLOR (any value but
   // empty, no-color.org) and TERM=dumb turn colour off in auto mode.
   const bool tty = ::isatty(STDOUT_FILENO) == 1;
@@ -366,18 +395,35 @@ int run_check() {
                (o.color == "auto" && tty && !(no_color && *no_color) && !(term && std::string_view(term) == "dumb"));
   if (tty) {
     struct winsize ws {};
-    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) text.width = ws.ws_col;
+    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) text.width = ws.ws_col;
+    else if (const char* cols = std::getenv("COLUMNS"); cols && std::atoi(cols) > 0) text.width = static_cast<size_t>(std::atoi(cols));
   }
   if (o.format == "json") out = check::render_json(findings, summary);
   else if (o.format == "sarif") out = check::render_sarif(findings, summary);
   else if (o.format == "github") {
-    std::vector<check::Finding> shown = findings;
-    if (o.max_findings && shown.size() > o.max_findings) shown.resize(o.max_findings);
+    // As in text, a block of one cause counts once: its findings go together.
+    std::vector<check::Finding> shown;
+    size_t blocks = 0, left = 0;
+    for (const auto& group : check::group_findings(findings)) {
+      if (max_findings && blocks >= *max_findings) {
+        left += group.size();
+        continue;
+      }
+      ++blocks;
+      for (size_t i : group) shown.push_back(findings[i]);
+    }
     out = check::render_github(shown, summary);
+    if (left)
+      out += "::notice title=cuwheel::" + std::to_string(left) + (left == 1 ? " more finding" : " more findings") +
+             " not shown (--max-findings " + std::to_string(*max_findings) + ")\n";
   } else if (o.statistics) out = check::render_statistics(findings, summary, text);
   else out = check::render_text(findings, summary, text);
   std::cout << out;
   std::cout.flush();
+  // A baseline of a run that could not read everything would accept less
+  // than there is: not written (the report above says what was unreadable).
+  if (!o.write_baseline.empty())
+    print_error(o.write_baseline, "baseline not written: some input could not be read");
   if (!summary.unreadable.empty()) return kExitUnreadable;
   return summary.errors ? kExitFindings : kExitOk;
 }

@@ -7,6 +7,7 @@
 // (cuwheel/check/diagnostics.h) that give codes and SARIF rule descriptors.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,7 @@ struct TextOptions {
   bool color = false;       ///< ANSI colour for severities (a terminal, and NO_COLOR unset)
   size_t width = 0;         ///< wrap the `in:` member lists at this many columns; 0: never
   bool quiet = false;       ///< only error findings and unreadable input; no summary line
-  size_t max_findings = 0;  ///< print at most this many findings (a group counts once); 0: all
+  std::optional<size_t> max_findings;  ///< print at most this many findings (a group counts once); none: all
 };
 
 /// One rule's count among the findings, for --statistics.
