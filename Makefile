@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 FUZZ_SECONDS ?= 10
 FUZZ_TARGETS = $(basename $(notdir $(wildcard fuzz/fuzz_*.cc)))
 
-.PHONY: all deps build demo test fuzz-smoke clean fixtures bench
+.PHONY: all deps build demo test fuzz-smoke clean fixtures bench wheel python-tests
 
 all: build
 
@@ -43,6 +43,17 @@ test: deps
 	cmake --build $(TEST_BUILD) -j $(JOBS)
 	cd $(TEST_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 	bash scripts/fuzz-smoke.sh $(TEST_BUILD) $(FUZZ_SECONDS)
+	bash scripts/python-tests.sh build-wheel
+
+# The wheel from this checkout (pyproject.toml, scikit-build-core), built
+# in Release, installed into a fresh virtual environment and tested there
+# (scripts/python-tests.sh); the wheel is left in build-wheel-release/dist/.
+# It links this machine's libraries: a linux_x86_64 wheel, not yet manylinux.
+wheel: deps
+	WHEEL_BUILD_TYPE=Release bash scripts/python-tests.sh build-wheel-release
+
+python-tests: deps
+	bash scripts/python-tests.sh build-wheel
 
 fuzz-smoke: deps
 	$(TEST_CONFIGURE)

@@ -19,6 +19,7 @@ packages=(
   clang-14 libclang-rt-14-dev   # the test tree: libFuzzer and the sanitizer runtimes
   ccache                        # rebuilds of the trees reuse unchanged objects
   python3 zip unzip
+  python3-venv                  # the wheel and Python API tests: a fresh virtual environment per run
   elfutils                      # tests: eu-elflint checks what the ELF editor writes
   qemu-user libc6-arm64-cross   # tests: edited aarch64 libraries load under qemu-aarch64
   binutils-aarch64-linux-gnu    # tests: ... and still load after the cross strip
