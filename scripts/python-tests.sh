@@ -37,8 +37,11 @@ fi
 # rebuilds what changed.
 step "building the wheel ($build_type)"
 rm -rf "$out/dist"
+# Debug here means unoptimised and without debug info: the quickest compile.
+extra=()
+[ "$build_type" = Debug ] && extra=(-Ccmake.define.CMAKE_CXX_FLAGS_DEBUG=-O0)
 SKBUILD_BUILD_DIR="$out/cmake" "$out/tools/bin/python" -m pip wheel "${pip_q[@]}" --no-deps --no-build-isolation \
-  -Ccmake.build-type="$build_type" -w "$out/dist" "$root" >"$out/build.log" 2>&1 ||
+  -Ccmake.build-type="$build_type" "${extra[@]}" -w "$out/dist" "$root" >"$out/build.log" 2>&1 ||
   { tail -40 "$out/build.log" >&2; echo "python-tests: the wheel did not build (log: $out/build.log)" >&2; exit 1; }
 wheel=$(ls "$out"/dist/cuwheel-*.whl)
 step "built $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
