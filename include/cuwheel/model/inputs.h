@@ -5,8 +5,10 @@
 // environment's site-packages). walk_input() opens it, finds every object
 // inside (archive members, wheel members, files under a directory) and hands
 // each to the visitor one at a time, so memory holds one object at a time
-// whatever the input's size. Unreadable parts are reported to the visitor
-// and the walk goes on with the rest.
+// whatever the input's size (in a wheel, also at most two members read
+// ahead by a second thread, those held in memory at most 4 MiB in all;
+// larger ones are in temporary files). Unreadable parts are reported to the
+// visitor and the walk goes on with the rest.
 #pragma once
 
 #include <cstdint>
