@@ -46,6 +46,17 @@ std::string wrapped_list(const std::string& head, const std::vector<std::string>
   return out + "\n";
 }
 
+// One `error[unreadable]` line per part that could not be read.
+std::string unreadable_lines(const ReportSummary& s, const TextOptions& o) {
+  std::string out;
+  for (const auto& [where, msg] : s.unreadable) {
+    // Reader messages usually start with the path already.
+    std::string m = msg.rfind(where + ": ", 0) == 0 ? msg.substr(where.size() + 2) : msg;
+    out += printable(where) + ": " + severity_word(Severity::error, o) + "[unreadable]: " + printable(m) + "\n";
+  }
+  return out;
+}
+
 std::string summary_line(const ReportSummary& s) {
   std::string counted = std::to_string(s.inputs) + (s.inputs == 1 ? " input" : " inputs") + " checked";
   if (s.installed)
@@ -112,11 +123,7 @@ std::string render_text(const std::vector<Finding>& findings, const ReportSummar
   if (left)
     out += "... " + std::to_string(left) + (left == 1 ? " more finding" : " more findings") + " not shown (--max-findings " +
            std::to_string(*o.max_findings) + "; --statistics counts them by rule)\n";
-  for (const auto& [where, msg] : s.unreadable) {
-    // Reader messages usually start with the path already.
-    std::string m = msg.rfind(where + ": ", 0) == 0 ? msg.substr(where.size() + 2) : msg;
-    out += printable(where) + ": " + severity_word(Severity::error, o) + "[unreadable]: " + printable(m) + "\n";
-  }
+  out += unreadable_lines(s, o);
   if (o.quiet) return out;
   for (const auto& [where, msg] : s.read_warnings)
     out += printable(where) + ": read warning: " + printable(msg) + "\n";
@@ -137,10 +144,7 @@ std::string render_statistics(const std::vector<Finding>& findings, const Report
     out += std::string(count_w - n.size(), ' ') + n + "  " + (r.code.empty() ? std::string(5, ' ') : r.code) + "  " +
            r.rule + std::string(rule_w - r.rule.size(), ' ') + "  " + severity_word(r.severity, o) + "\n";
   }
-  for (const auto& [where, msg] : s.unreadable) {
-    std::string m = msg.rfind(where + ": ", 0) == 0 ? msg.substr(where.size() + 2) : msg;
-    out += printable(where) + ": " + severity_word(Severity::error, o) + "[unreadable]: " + printable(m) + "\n";
-  }
+  out += unreadable_lines(s, o);
   if (o.quiet) return out;
   return out + summary_line(s);
 }
