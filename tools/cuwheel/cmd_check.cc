@@ -119,10 +119,13 @@ void setup_check(CLI::App* cmd) {
   cmd->add_flag("-q,--quiet", g_opts.quiet, "Text: only errors, no summary line");
   cmd->add_option("--max-findings", g_opts.max_findings,
                   "Text and GitHub: list at most N findings, 0 for none (the counts keep them all)")
+      ->type_name("N")
       ->allow_extra_args(false);
   cmd->add_option("--baseline", g_opts.baseline, "Leave out the findings FILE accepts (written by --write-baseline); only new ones count")
+      ->type_name("FILE")
       ->allow_extra_args(false);
   cmd->add_option("--write-baseline", g_opts.write_baseline, "Write today's findings to FILE as the baseline, and exit 0")
+      ->type_name("FILE")
       ->allow_extra_args(false);
   cmd->add_option("--color", g_opts.color, "Colour in the text report")
       ->check(CLI::IsMember({"auto", "always", "never"}))
