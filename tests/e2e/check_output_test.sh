@@ -84,13 +84,15 @@ has_out "error[missing-license-file]" "--baseline new finding"
 lacks_out "error[record-mismatch]" "--baseline accepted finding"
 run check --baseline "$WORK/baseline.json" --format json "$F"/cwfix_record-1.0.0-py3-none-any.whl
 [ "$(json "d['summary']['baselined'] > 0 and d['summary']['errors'] == 0")" = True ] && ok || bad "json summary.baselined"
-run check --baseline "$WORK/missing.json" "$F"/cwfix-1.0.0-py3-none-any.whl
-status 2 "--baseline missing file"
-has_err "missing.json" "--baseline missing file"
+# Baselines that are not one: exit 2, with what is wrong on stderr.
 printf '{"schema": 1, "findings": [{"fingerprint": "nope"}]}' >"$WORK/bad.json"
-run check --baseline "$WORK/bad.json" "$F"/cwfix-1.0.0-py3-none-any.whl
-status 2 "--baseline malformed"
-has_err "findings[0]" "--baseline malformed"
+python3 -c "n=100000; print('{\"schema\":1,\"x\":' + '['*n + ']'*n + ',\"findings\":[]}')" >"$WORK/deep.json"
+printf '{"schema":1,"findings":"x","findings":[]}' >"$WORK/twice.json"
+for case in "missing.json:missing.json" "bad.json:findings[0]" "deep.json:nested deeper than" "twice.json:written twice"; do
+  run check --baseline "$WORK/${case%%:*}" "$F"/cwfix-1.0.0-py3-none-any.whl
+  status 2 "--baseline ${case%%:*}"
+  has_err "${case#*:}" "--baseline ${case%%:*}"
+done
 run check --baseline "$WORK/baseline.json" --write-baseline "$WORK/b2.json" "$F"/cwfix-1.0.0-py3-none-any.whl
 status 2 "--baseline with --write-baseline"
 # The baseline never replaces an input, nor what is not a regular file.
@@ -106,13 +108,6 @@ for target in "$WORK/fifo" "$WORK/link.json" "$WORK"; do
   status 2 "--write-baseline $target"
 done
 [ -p "$WORK/fifo" ] && [ -L "$WORK/link.json" ] && ok || bad "--write-baseline replaced a FIFO or a link"
-python3 -c "n=100000; print('{\"schema\":1,\"x\":' + '['*n + ']'*n + ',\"findings\":[]}')" >"$WORK/deep.json"
-run check --baseline "$WORK/deep.json" "$F"/cwfix-1.0.0-py3-none-any.whl
-status 2 "--baseline nested 100,000 deep"
-has_err "nested deeper than" "--baseline nested"
-printf '{"schema":1,"findings":"x","findings":[]}' >"$WORK/twice.json"
-run check --baseline "$WORK/twice.json" "$F"/cwfix-1.0.0-py3-none-any.whl
-status 2 "--baseline with a key twice"
 printf 'not a wheel' >"$WORK/broken.whl"
 run check --write-baseline "$WORK/b3.json" --format json "$WORK/broken.whl" "$F"/cwfix_record-1.0.0-py3-none-any.whl
 status 2 "--write-baseline with unreadable input"
