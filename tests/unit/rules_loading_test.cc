@@ -946,6 +946,24 @@ TEST(RulesLoading, UndeclaredLibraryOpenedByNameIsAWarning) {
   EXPECT_EQ(count(fs2, "undeclared-dependency"), 0u) << dump(fs2);
 }
 
+TEST(RulesLoading, LibraryNamingBothMajorsIsNotAskedForEither) {
+  // A library that holds libcublas.so.12 and libcublas.so.13 probes for
+  // whichever major is installed (or only tables the names): neither
+  // package is required, nor are the packages that differ per major
+  // (libcudnn.so.9) or exist in one major only (libnvToolsExt.so.1).
+  auto m = wheel_model("probe", {});
+  add_lib(m, "probe/lib/libprobe.so", {"libc.so.6"});
+  m.libraries.back().dlopen_names = {"libcublas.so.12", "libcublas.so.13", "libcudnn.so.9", "libnvToolsExt.so.1"};
+  auto fs = only({m}, "undeclared-dependency");
+  EXPECT_EQ(count(fs, "undeclared-dependency"), 0u) << dump(fs);
+  // The same names in one major only are still each a warning.
+  auto one = wheel_model("probe", {});
+  add_lib(one, "probe/lib/libprobe.so", {"libc.so.6"});
+  one.libraries.back().dlopen_names = {"libcublas.so.12", "libcudnn.so.9"};
+  auto fs1 = only({one}, "undeclared-dependency");
+  EXPECT_EQ(count_sev(fs1, "undeclared-dependency", Severity::warning), 2u) << dump(fs1);
+}
+
 TEST(RulesLoading, BothLayoutsAsFallbacksIsANote) {
   // cuDNN's libraries list CUDA 12 and CUDA 13 folders and NEED nothing
   // that the other major's folder could hold.

@@ -103,10 +103,38 @@ void undeclared_dependency(const Context& ctx, Emitter& out) {
   std::map<std::string, Missing> opened;
   for (const auto& lib : m.libraries) {
     if (!loading::loadable(lib)) continue;
+    // A library that names one CUDA library under two versions
+    // ("libcublas.so.12" and "libcublas.so.13") probes for whichever is
+    // installed, or only knows the names (a table, as cuwheel's own binary
+    // holds): no one package is what it needs, so neither is asked for.
+    std::map<std::string, std::set<std::string>, std::less<>> versions;  // "libcublas" -> {"12", "13"}
+    for (const auto& n : lib.dlopen_names) {
+      size_t so = n.find(".so.");
+      if (so != std::string::npos) versions[n.substr(0, so)].insert(n.substr(so + 4));
+    }
+    bool multi_major = false;  // some CUDA library named under two versions
+    for (const auto& [stem, vs] : versions)
+      multi_major = multi_major || (vs.size() > 1 && classify_soname(stem + ".so." + *vs.begin()).kind ==
+                                                         LibraryKind::cuda_toolkit);
+    auto probes_versions = [&](const std::string& n) {
+      size_t so = n.find(".so.");
+      auto it = so == std::string::npos ? versions.end() : versions.find(n.substr(0, so));
+      if (it != versions.end() && it->second.size() > 1) return true;
+      // In such a library, a soname both majors share (libcudnn.so.9,
+      // libnccl.so.2) comes from a different package per major, and one of
+      // a single major (libnvToolsExt.so.1, CUDA 12 only) is used only with
+      // that major: which one is the user's choice. Only a package that is
+      // the same for both majors is still asked for.
+      if (!multi_major) return false;
+      auto c = classify_soname(n);
+      const Provision* p12 = c.provision(12);
+      const Provision* p13 = c.provision(13);
+      return !(p12 && p13 && std::string(p12->distribution) == std::string(p13->distribution));
+    };
     std::set<std::string> counted;
     for (const auto& n : lib.dlopen_names) {
       auto c = classify_soname(n);
-      if (c.kind != LibraryKind::cuda_toolkit || shipped.count(n)) continue;
+      if (c.kind != LibraryKind::cuda_toolkit || shipped.count(n) || probes_versions(n)) continue;
       // An unversioned development name ("libcudart.so") is in no NVIDIA
       // pip package: declaring one would not make that dlopen work.
       if (n.size() > 3 && n.compare(n.size() - 3, 3, ".so") == 0) continue;
