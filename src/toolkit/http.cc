@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -128,12 +129,20 @@ size_t on_body(char* data, size_t size, size_t nmemb, void* user) {
 }
 
 Status read_remote(const std::string& url, uint64_t max_bytes, const Sink& sink) {
+  // An https:// URL needs the CA store; an http:// one may still redirect to
+  // https://, so a missing store is reported then, with curl's message.
+  auto ca = find_ca_certificates();
+  if (!ca && starts_with(lower(url.substr(0, 8)), "https://")) return Error(url + ": " + ca.error().message());
   global_init();
   CURL* h = curl_easy_init();
   if (!h) return Error(url + ": cannot initialise libcurl");
   Transfer t{&sink, max_bytes, 0, {}};
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  if (ca) {
+    if (!ca->file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, ca->file.c_str());
+    if (!ca->dir.empty()) curl_easy_setopt(h, CURLOPT_CAPATH, ca->dir.c_str());
+  }
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
@@ -157,6 +166,8 @@ Status read_remote(const std::string& url, uint64_t max_bytes, const Sink& sink)
   if (rc == CURLE_FILESIZE_EXCEEDED) return Error(url + ": larger than " + std::to_string(max_bytes) + " bytes");
   if (rc != CURLE_OK) {
     std::string msg = errbuf[0] ? std::string(errbuf) : std::string(curl_easy_strerror(rc));
+    if (!ca && (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE))
+      msg += " (" + ca.error().message() + ")";
     return Error(url + ": " + msg);
   }
   if (status >= 400) return Error(url + ": HTTP " + std::to_string(status));
@@ -177,6 +188,43 @@ Status read_any(const std::string& url, uint64_t max_bytes, const Sink& sink) {
 }
 
 }  // namespace
+
+Expected<CaCertificates> find_ca_certificates(const std::string& root) {
+  auto exists = [](const std::string& path, bool dir) {
+    struct stat st{};
+    return ::stat(path.c_str(), &st) == 0 && (dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+  };
+  CaCertificates out;
+  struct Var { const char* name; bool dir; };
+  for (Var v : {Var{"SSL_CERT_FILE", false}, Var{"SSL_CERT_DIR", true}, Var{"CURL_CA_BUNDLE", false}}) {
+    const char* value = std::getenv(v.name);
+    if (!value || !*value) continue;
+    if (!exists(value, v.dir))
+      return Error(std::string(v.name) + "=" + value + ": no such " + (v.dir ? "folder" : "file") +
+                   " (the CA certificates for HTTPS)");
+    std::string& slot = v.dir ? out.dir : out.file;
+    if (slot.empty()) slot = value;
+  }
+  if (!out.file.empty() || !out.dir.empty()) return out;
+  static const char* const kBundles[] = {
+      "/etc/ssl/certs/ca-certificates.crt",                 // Debian, Ubuntu, Alpine
+      "/etc/pki/tls/certs/ca-bundle.crt",                   // RHEL, AlmaLinux, Fedora
+      "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",  // RHEL's extracted store
+      "/etc/ssl/ca-bundle.pem",                             // SUSE
+      "/etc/ssl/cert.pem",                                  // Alpine, LibreSSL
+  };
+  std::string looked;
+  for (const char* path : kBundles) {
+    if (exists(root + path, false)) {
+      out.file = root + path;
+      return out;
+    }
+    looked += looked.empty() ? "" : ", ";
+    looked += root + path;
+  }
+  return Error("no CA certificates for HTTPS on this machine (looked at SSL_CERT_FILE, SSL_CERT_DIR, "
+               "CURL_CA_BUNDLE and " + looked + "); install the ca-certificates package or set SSL_CERT_FILE");
+}
 
 bool is_remote_url(const std::string& url) {
   std::string l = lower(url.substr(0, 8));

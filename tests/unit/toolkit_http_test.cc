@@ -103,5 +103,69 @@ TEST_F(HttpTest, DownloadMismatchLeavesNothingBehind) {
   EXPECT_NE(nodir.error().message().find("cannot create"), std::string::npos);
 }
 
+// The CA store: environment variables first, then the distributions' places,
+// and a message naming every place when there is none.
+class CaTest : public HttpTest {
+ protected:
+  void SetUp() override {
+    HttpTest::SetUp();
+    for (const char* v : {"SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE"}) ::unsetenv(v);
+  }
+  void TearDown() override {
+    for (const char* v : {"SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE"}) ::unsetenv(v);
+  }
+  void put(const std::string& rel) {
+    auto p = tmp.path() / rel.substr(1);
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p) << "-----BEGIN CERTIFICATE-----\n";
+  }
+};
+
+TEST_F(CaTest, FindsTheRhelBundleUnderARoot) {
+  put("/etc/pki/tls/certs/ca-bundle.crt");
+  auto ca = find_ca_certificates(tmp.path().string());
+  ASSERT_TRUE(ca) << ca.error().message();
+  EXPECT_EQ(ca->file, (tmp.path() / "etc/pki/tls/certs/ca-bundle.crt").string());
+  EXPECT_EQ(ca->dir, "");
+}
+
+TEST_F(CaTest, PrefersDebiansBundleWhenBothExist) {
+  put("/etc/pki/tls/certs/ca-bundle.crt");
+  put("/etc/ssl/certs/ca-certificates.crt");
+  auto ca = find_ca_certificates(tmp.path().string());
+  ASSERT_TRUE(ca);
+  EXPECT_EQ(ca->file, (tmp.path() / "etc/ssl/certs/ca-certificates.crt").string());
+}
+
+TEST_F(CaTest, NoStoreNamesEveryPlaceAndTheFix) {
+  auto ca = find_ca_certificates(tmp.path().string());
+  ASSERT_FALSE(ca);
+  EXPECT_NE(ca.error().message().find("no CA certificates"), std::string::npos);
+  EXPECT_NE(ca.error().message().find("/etc/pki/tls/certs/ca-bundle.crt"), std::string::npos);
+  EXPECT_NE(ca.error().message().find("SSL_CERT_FILE"), std::string::npos);
+  EXPECT_NE(ca.error().message().find("ca-certificates package"), std::string::npos);
+  // An https:// URL then fails before any connection, with that message.
+  ::setenv("SSL_CERT_FILE", (tmp.path() / "absent.pem").c_str(), 1);
+  auto got = http_get("https://127.0.0.1:1/x", 100);
+  ASSERT_FALSE(got);
+  EXPECT_NE(got.error().message().find("SSL_CERT_FILE="), std::string::npos) << got.error().message();
+  EXPECT_NE(got.error().message().find("no such file"), std::string::npos);
+}
+
+TEST_F(CaTest, EnvironmentWinsAndIsCheckedToExist) {
+  put("/etc/ssl/certs/ca-certificates.crt");
+  put("/mine.pem");
+  ::setenv("SSL_CERT_FILE", (tmp.path() / "mine.pem").c_str(), 1);
+  ::setenv("SSL_CERT_DIR", tmp.path().c_str(), 1);
+  auto ca = find_ca_certificates(tmp.path().string());
+  ASSERT_TRUE(ca);
+  EXPECT_EQ(ca->file, (tmp.path() / "mine.pem").string());
+  EXPECT_EQ(ca->dir, tmp.path().string());
+  ::setenv("SSL_CERT_DIR", (tmp.path() / "nowhere").c_str(), 1);
+  auto bad = find_ca_certificates(tmp.path().string());
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("SSL_CERT_DIR="), std::string::npos);
+}
+
 }  // namespace
 }  // namespace cuwheel::toolkit

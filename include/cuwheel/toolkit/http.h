@@ -15,9 +15,11 @@
 //  - Timeouts: 30 s to connect; a transfer slower than 1 byte/s for 60 s is
 //    abandoned (CURLOPT_LOW_SPEED_LIMIT/TIME), so a stalled server never
 //    hangs the tool. No overall limit: large RPMs on slow links still finish.
-//  - TLS certificates are verified against the system store (libcurl's
-//    defaults); proxies come from the usual environment variables
-//    (https_proxy, no_proxy, ... as curl(1) documents).
+//  - TLS certificates are verified against the system's CA store, found by
+//    find_ca_certificates() below rather than by a path compiled into
+//    libcurl (the wheel's static libcurl has none, and Debian, RHEL/Alma and
+//    SUSE keep the store in different places); proxies come from the usual
+//    environment variables (https_proxy, no_proxy, ... as curl(1) documents).
 //  - Error messages start with the URL or path.
 #pragma once
 
@@ -38,9 +40,31 @@ bool is_remote_url(const std::string& url);
 /// is "https://h/rhel8/x86_64/repodata/repomd.xml".
 std::string join_url(const std::string& base, const std::string& location);
 
+/// The CA certificates HTTPS is verified against.
+struct CaCertificates {
+  std::string file;  ///< a PEM bundle ("" = none)
+  std::string dir;   ///< a hashed certificate folder, c_rehash layout ("" = none)
+};
+
+/// Finds the system's CA certificates the way OpenSSL-based tools do on
+/// Linux. In order: the environment variables SSL_CERT_FILE / SSL_CERT_DIR
+/// (OpenSSL's names) and CURL_CA_BUNDLE (curl's), taken as given; then the
+/// first existing regular file of /etc/ssl/certs/ca-certificates.crt
+/// (Debian, Ubuntu, Alpine), /etc/pki/tls/certs/ca-bundle.crt (RHEL,
+/// AlmaLinux, Fedora: manylinux_2_28's images),
+/// /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem (RHEL's source of that
+/// file), /etc/ssl/ca-bundle.pem (SUSE), /etc/ssl/cert.pem (Alpine,
+/// macOS-style), under `root` (a folder prefix for tests; "" = /).
+/// Errors: an environment variable naming something that does not exist
+/// (naming the variable and path); no store found (listing every place
+/// looked at, and saying to install the ca-certificates package or set
+/// SSL_CERT_FILE).
+Expected<CaCertificates> find_ca_certificates(const std::string& root = "");
+
 /// Reads the whole resource at `url` into memory.
 /// Errors: unsupported scheme, connection/TLS/timeout failures (curl's
-/// message), HTTP status >= 400, local file missing or not regular, more
+/// message), an https:// URL with no CA certificates on the machine
+/// (find_ca_certificates' message), HTTP status >= 400, local file missing or not regular, more
 /// than `max_bytes` bytes.
 Expected<std::string> http_get(const std::string& url, uint64_t max_bytes);
 
