@@ -206,4 +206,42 @@ expect_rc 2 "sarif with --to json"; expect_err "the JSON document is --format js
 run arch "9.0" --format github -o /dev/stdout
 expect_rc 2 "github with -o stdout"; expect_err "writes its report on stdout" "github with -o stdout"
 
+# 8. --scan: lists found in build files, FILE:LINE:COL findings, every file
+# scanned though one is missing, nothing found said rather than passed.
+mkdir -p "$WORK/src"
+cat >"$WORK/src/CMakeLists.txt" <<'EOF'
+project(k LANGUAGES CXX CUDA)
+# set(CMAKE_CUDA_ARCHITECTURES 35)
+set(CMAKE_CUDA_ARCHITECTURES 75 80 86 90)
+set_target_properties(k PROPERTIES CUDA_ARCHITECTURES "${ARCHS}")
+EOF
+cat >"$WORK/src/build.sh" <<'EOF'
+export TORCH_CUDA_ARCH_LIST="7.0;8.0;9.0+PTX"
+nvcc -gencode arch=compute_100,code=sm_100 -c k.cu
+EOF
+printf 'TORCH_CUDA_ARCH_LIST: "8.0 9.9"\nCMAKE_CUDA_ARCHITECTURES: native\nTORCH_CUDA_ARCH_LIST: "8.0 banana"\n' >"$WORK/src/ci.yml"
+printf 'echo nothing here\n' >"$WORK/src/plain.sh"
+run arch --scan "$WORK/src/CMakeLists.txt" "$WORK/src/build.sh"
+expect_rc 0 "scan of valid lists"; expect_out "" "scan of valid lists prints no finding"
+expect_err "3 architecture lists in 2 of 2 files" "scan counts the lists (the variable one skipped)"
+run arch --scan --release 13.0 "$WORK/src/CMakeLists.txt" "$WORK/src/build.sh"
+expect_rc 1 "scan against 13.0"
+grep -q "build.sh:1:[0-9]*: error\[not-buildable\]: sm_70: CUDA 13.0 cannot build it" "$WORK/out" && ok ||
+  bad "scan names FILE:LINE:COL and the rule ($(cat "$WORK/out"))"
+run arch --scan "$WORK/src/ci.yml" "$WORK/src/missing.txt" "$WORK/src/plain.sh"
+expect_rc 2 "scan with a missing file"
+expect_err "missing.txt" "the missing file is named"
+grep -q "ci.yml:1:.*error\[unknown-arch\]: sm_99" "$WORK/out" && ok || bad "other files still scanned ($(cat "$WORK/out"))"
+grep -q "ci.yml:2:.*warning\[arch-list-not-explicit\]" "$WORK/out" && ok || bad "native is a warning"
+grep -q "ci.yml:3:.*error\[invalid-arch-list\]" "$WORK/out" && ok || bad "a malformed list is an error"
+run arch --scan "$WORK/src/plain.sh"
+expect_rc 0 "scan with nothing to check"; expect_err "(nothing to check)" "nothing found is said"
+run arch --scan --format sarif "$WORK/src/ci.yml"
+expect_rc 1 "scan sarif"
+py "any(r['ruleId']=='CW701' and r['locations'][0]['physicalLocation']['region']['startLine']==1 for r in d['runs'][0]['results'])" "scan sarif has the line"
+run arch --scan
+expect_rc 2 "scan without files"
+run arch --scan --to cmake "$WORK/src/build.sh"
+expect_rc 2 "scan refuses --to"
+
 finish

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "cuwheel/cuda/arch.h"
+#include "cuwheel/cuda/arch_scan.h"
 #include "cuwheel/base/bytes.h"
 #include "cuwheel/base/diagnostic.h"
 #include "cuwheel/base/fileio.h"
@@ -35,6 +36,7 @@ struct ArchOptions {
   std::string format = "text";    // text | json
   std::string release;
   bool release_list = false;
+  bool scan = false;              // --scan: LIST are files to search for lists
   std::string output;
 } g_opts;
 
@@ -216,10 +218,109 @@ int run_arch_once() {
   return emit(*text + "\n");
 }
 
+// True when parse() refused a named set (CMake's native/all/all-major, a
+// PyTorch family name, torch's All): valid for the build tools, but not a
+// fixed list.
+bool names_a_set(const std::string& message) { return message.find("is a named architecture set") != std::string::npos; }
+
+// --scan: every architecture list in the files (cuda/arch_scan.h), each
+// parsed in its form and checked as a list given on the command line is.
+int run_arch_scan() {
+  const auto& o = g_opts;
+  std::optional<arch::Release> release;
+  if (!o.release.empty()) {
+    auto r = arch::parse_release(o.release);
+    if (!r) {
+      error("--release", r.error().message());
+      return kExitUnreadable;
+    }
+    release = *r;
+  }
+  if (o.list.empty()) {
+    error("--scan", "give the files to search for architecture lists (CMakeLists.txt, *.cmake, scripts, CI workflows)");
+    return kExitUnreadable;
+  }
+  std::vector<Diagnostic> diags;
+  std::vector<UnreadableInput> unreadable;
+  size_t settings = 0, files_with = 0;
+  auto add = [&](const char* rule, Severity sev, const std::string& file, const arch::ArchSetting& s,
+                 const std::string& message, const std::string& hint) {
+    Diagnostic d;
+    d.rule = rule;
+    d.severity = sev;
+    d.path = file;
+    d.location = s.variable + " at column " + std::to_string(s.column);
+    d.line = s.line;
+    d.message = message;
+    d.hint = hint;
+    diags.push_back(std::move(d));
+  };
+  for (const auto& file : o.list) {
+    auto text = read_whole_file(file, size_t{64} << 20);
+    if (!text) {
+      unreadable.push_back({file, "", text.error().message(), ""});
+      continue;
+    }
+    auto found = arch::scan_arch_settings(*text);
+    settings += found.size();
+    if (!found.empty()) ++files_with;
+    for (const auto& s : found) {
+      auto parsed = arch::parse(s.value, s.form);
+      if (!parsed) {
+        const std::string& m = parsed.error().message();
+        if (names_a_set(m))
+          add("arch-list-not-explicit", Severity::warning, file, s, m,
+              "a named set depends on the toolkit (or, for native, the build machine's GPU) that builds it");
+        else
+          add("invalid-arch-list", Severity::error, file, s, m,
+              "see `cuwheel arch --help` for the " + std::string(arch::to_string(s.form)) + " form");
+        continue;
+      }
+      for (const auto& t : *parsed) {
+        if (auto e = arch::check_known(t)) add("unknown-arch", Severity::error, file, s, *e, "");
+        else if (release) {
+          if (auto b = arch::check_buildable(t, *release)) add("not-buildable", Severity::error, file, s, *b, "");
+          else if (auto d = arch::check_deprecated(t, *release))
+            add("deprecated-arch", Severity::warning, file, s, *d, "");
+        }
+      }
+    }
+  }
+  bool has_error = false;
+  for (const auto& d : diags) has_error = has_error || d.severity == Severity::error;
+  if (o.format == "sarif" || o.format == "github") {
+    std::vector<Diagnostic> all = diags;
+    for (const auto& u : unreadable)
+      all.push_back(Diagnostic{"unreadable", Severity::error, u.path, "", "", u.message, ""});
+    std::cout << render_diagnostics(o.format, "arch", all, o.list.size(), !unreadable.empty());
+    std::cout.flush();
+  } else {
+    for (const auto& d : diags)
+      std::printf("%s:%llu:%s: %s[%s]: %s\n", printable(d.path).c_str(), static_cast<unsigned long long>(*d.line),
+                  d.location.substr(d.location.rfind(' ') + 1).c_str(),
+                  d.severity == Severity::error ? "error" : "warning", d.rule.c_str(), printable(d.message).c_str());
+    std::fflush(stdout);
+  }
+  for (const auto& u : unreadable) print_error(printable(u.path), printable(u.message));
+  std::fprintf(stderr, "cuwheel: arch --scan: %zu architecture list%s in %zu of %zu file%s%s\n", settings,
+               settings == 1 ? "" : "s", files_with, o.list.size(), o.list.size() == 1 ? "" : "s",
+               settings == 0 ? " (nothing to check)" : "");
+  if (!unreadable.empty()) return kExitUnreadable;
+  return has_error ? kExitFindings : kExitOk;
+}
+
 }  // namespace
 
 int run_arch() {
   g_wrote = false;
+  if (g_opts.scan) {
+    if (g_opts.release_list || !g_opts.output.empty() || g_opts.from != "auto" || g_opts.to != "list" ||
+        g_opts.format == "json") {
+      error("--scan", "takes files, --release and --format text|sarif|github only");
+      return kExitUnreadable;
+    }
+    return run_arch_scan();
+  }
   if (g_opts.format == "sarif" || g_opts.format == "github") {
     if (!g_opts.output.empty() && names_standard_output(g_opts.output)) {
       error("--output", "--format " + g_opts.format + " writes its report on stdout: give -o a file for the list");
@@ -250,6 +351,10 @@ void setup_arch(CLI::App* cmd) {
                   "report on stdout; the list only to -o FILE)")
       ->check(CLI::IsMember(report_formats()));
   cmd->add_option("--release", g_opts.release, "CUDA toolkit release the list is built with, e.g. 12.8: each entry must be buildable by it");
+  cmd->add_flag("--scan", g_opts.scan,
+                "LIST names files: find the architecture lists set in them (TORCH_CUDA_ARCH_LIST, "
+                "CMAKE_CUDA_ARCHITECTURES, CUDA_ARCHITECTURES, -gencode) and check each, reporting FILE:LINE "
+                "(docs/arch.md, \"Linting a source tree\")");
   cmd->add_flag("--release-list", g_opts.release_list,
                 "Print the release list of --release: SASS for each of its architectures, PTX for the last (docs/arch.md)");
   cmd->add_option("-o,--output", g_opts.output,
@@ -259,7 +364,8 @@ void setup_arch(CLI::App* cmd) {
   cmd->footer(
       "Exit status: 0 ok; 1 an entry is well-formed but names no real architecture (sm_0, sm_99, sm_80a) or one the\n"
       "--release toolkit cannot build; 2 the text cannot be read as an architecture in its form (sm_x, 9.0+ptx,\n"
-      "Hopper, all-major), or a usage error.");
+      "Hopper, all-major), or a usage error. With --scan: 1 a list in a file is malformed or names an architecture\n"
+      "that does not exist (or that --release cannot build); 2 a file cannot be read (the others are still scanned).");
   // nvcc flags start with '-': they are given after "--" (docs/arch.md).
 }
 
