@@ -15,6 +15,8 @@ constexpr Command kCommands[] = {
     {"check", "Check wheels (or libraries, or an installed environment) against a policy", setup_check, run_check},
     {"rules", "List the check rules (--all: every diagnostic id)", setup_rules, run_rules},
     {"rule", "Print a rule's documentation", setup_rule, run_rule},
+    {"policy", "Validate policy files ([tool.cuwheel] in pyproject.toml, cuwheel.toml) as check, matrix and release read them",
+     setup_policy, run_policy},
     {"diff", "Compare two builds of a wheel: sizes, members, device code, NEEDED and RUNPATH", setup_diff, run_diff},
     {"matrix",
      "Filter a generated CI build matrix by a release policy and print the {\"include\": [...]} matrix "

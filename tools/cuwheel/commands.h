@@ -46,6 +46,9 @@ void setup_matrix(CLI::App* cmd);
 int run_matrix();
 void setup_arch(CLI::App* cmd);
 int run_arch();
+// cmd_policy.cc
+void setup_policy(CLI::App* cmd);
+int run_policy();
 // cmd_release.cc
 void setup_release_select(CLI::App* cmd);
 int run_release_select();
