@@ -81,6 +81,9 @@ import cuwheel
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = ROOT / "tests/fixtures/check"
+# Every check here names this policy (no keys: the built-in one), so a
+# [tool.cuwheel] in the checkout's own pyproject.toml changes nothing.
+POLICY = Path(__file__).with_name("builtin-policy.toml")
 FIXTURE_DIRS = ["wheel", "loading", "device", "deps"]
 LEVELS = {"none", "note", "warning", "error"}
 
@@ -111,7 +114,7 @@ GITHUB_MAX_GZIP_BYTES = 10 * 1024 * 1024
 
 def check(args: List[str], cwd: Path = ROOT, allow: Tuple[int, ...] = (0, 1)) -> Tuple[bytes, Dict[str, Any]]:
     """`cuwheel check --format sarif ARGS` in CWD: the raw output and the document."""
-    r = subprocess.run([cuwheel.binary(), "check", "--format", "sarif", *args], cwd=cwd,
+    r = subprocess.run([cuwheel.binary(), "check", "--format", "sarif", "--policy", str(POLICY), *args], cwd=cwd,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert r.returncode in allow, r.stderr.decode()
     return r.stdout, json.loads(r.stdout)
@@ -371,7 +374,7 @@ def test_fixture_wheels_give_valid_sarif(folder: str) -> None:
     # Every finding of the JSON report is a result, with its code, level and message;
     # every unreadable input a notification.
     try:
-        report = cuwheel.check(wheels, args=flags)
+        report = cuwheel.check(wheels, policy=POLICY, args=flags)
     except cuwheel.CuwheelError as e:
         assert e.report is not None
         report = e.report
@@ -478,7 +481,7 @@ def test_fingerprints_repeat(tmp_path: Path) -> None:
     base = tmp_path / "baseline.json"
     readable = [w for w in wheels if "devfatcut" not in w]  # no baseline is written when an input is unreadable
     _, first = check(readable)
-    subprocess.run([cuwheel.binary(), "check", "--write-baseline", str(base), *readable], cwd=ROOT, check=True,
+    subprocess.run([cuwheel.binary(), "check", "--policy", str(POLICY), "--write-baseline", str(base), *readable], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
     assert Counter(e["fingerprint"] for e in json.loads(base.read_text())["findings"]) == Counter(fingerprints(first))
 
