@@ -13,16 +13,18 @@
 # `apt-get source`, unpacked with their Debian patches by dpkg-source; each
 # package's debian/copyright goes to PREFIX/licenses for the wheel.
 #
-# Status: a first draft, NOT yet run end to end (issue: pip install cuwheel).
-# It needs a deb-src entry in the apt sources (Types: deb deb-src), which
-# scripts/bootstrap.sh does not add yet; nothing in the build or the tests
-# calls it.
+# The source packages come through apt with a private configuration under
+# PREFIX/apt (a deb-src entry for Debian 12's main suite, its own package
+# lists and cache), so the machine's apt sources are neither needed nor
+# changed, and no root is needed. The security suite's sources are left out:
+# its mirror does not always serve them, and main carries the point releases.
 #
 # PREFIX keeps the download cache, the build folders, a stamp per finished
 # package and the result (include/, lib/, lib/pkgconfig/, toolchain.cmake);
 # a second run rebuilds nothing that is stamped. CUWHEEL_GLIBC overrides the
 # glibc release (default 2.28).
 set -euo pipefail
+step() { printf 'build-deps: %s\n' "$*" >&2; }
 
 [ $# -eq 2 ] || { echo "usage: $0 x86_64|aarch64 PREFIX" >&2; exit 2; }
 arch=$1
@@ -34,10 +36,21 @@ target=$arch-linux-gnu.$glibc
 here=$(cd "$(dirname "$0")" && pwd)
 jobs=$(nproc)
 
+# Tools the source builds need beyond the project's own (scripts/bootstrap.sh):
+# nasm assembles ISA-L's x86_64 kernels, dpkg-dev unpacks source packages.
+need=()
+for p in nasm dpkg-dev make; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  step "installing ${need[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
 mkdir -p "$prefix"/{bin,src,build,stamps,licenses,include,lib/pkgconfig}
 log=$prefix/build.log
 : >>"$log"
-step() { printf 'build-deps: %s\n' "$*" >&2; }
 
 # --- the compiler ----------------------------------------------------------
 if [ ! -x "$prefix/zig/ziglang/zig" ]; then
@@ -89,13 +102,35 @@ cmake_common=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$prefi
   -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib -DBUILD_SHARED_LIBS=OFF)
 autotools_common=(--host="$host" --prefix="$prefix" --libdir="$prefix/lib" --disable-shared --enable-static)
 
+# apt with a private configuration: deb-src for Debian 12 (bookworm) only.
+apt_dir=$prefix/apt
+apt_opts=(-o Dir::Etc::SourceList="$apt_dir/none.list" -o Dir::Etc::SourceParts="$apt_dir/sources.list.d"
+  -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" -o Debug::NoLocking=1)
+apt_sources() {
+  [ -f "$apt_dir/ready" ] && return 0
+  mkdir -p "$apt_dir/sources.list.d" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
+  : >"$apt_dir/none.list"
+  cat >"$apt_dir/sources.list.d/debian-src.sources" <<EOF
+Types: deb-src
+URIs: ${CUWHEEL_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+  step "apt-get update (deb-src, private lists in $apt_dir)"
+  apt-get "${apt_opts[@]}" update >>"$log" 2>&1 ||
+    { echo "build-deps: apt-get update of the deb-src lists failed; see $log" >&2; exit 2; }
+  touch "$apt_dir/ready"
+}
+
 # unpack SOURCE_PACKAGE: fetch (cached) and unpack into build/, echo the folder.
 unpack() {
   local pkg=$1 dsc dir
   dsc=$(ls "$prefix/src/${pkg}"_*.dsc 2>/dev/null | head -1 || true)
   if [ -z "$dsc" ]; then
-    (cd "$prefix/src" && apt-get source --download-only -qq "$pkg" >>"$log" 2>&1) ||
-      { echo "build-deps: cannot fetch Debian source package '$pkg' (is a deb-src entry configured in the apt sources?)" >&2; exit 2; }
+    apt_sources >&2
+    (cd "$prefix/src" && apt-get "${apt_opts[@]}" source --download-only -qq "$pkg" >>"$log" 2>&1) ||
+      { echo "build-deps: cannot fetch Debian source package '$pkg'; see $log" >&2; exit 2; }
     dsc=$(ls "$prefix/src/${pkg}"_*.dsc | head -1)
   fi
   dir=$prefix/build/$pkg

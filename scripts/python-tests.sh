@@ -75,13 +75,14 @@ rc=0
 (cd "$root" && CUWHEEL_WHEEL="$wheel" PATH="$venv/env/bin:$PATH" "$venv/env/bin/python" -m pytest -q -p no:cacheprovider tests/python) || rc=$?
 result $rc "pytest tests/python"
 
-# The wheel checked by itself (built-in policy), and what its binary needs.
+# The wheel checked by itself with the project's own policy ([tool.cuwheel]
+# in pyproject.toml: size and licence files), and what its binary needs.
 rc=0
-"$venv/env/bin/cuwheel" check --statistics "$wheel" || rc=$?
+"$venv/env/bin/cuwheel" check --statistics --policy "$root/pyproject.toml" "$wheel" || rc=$?
 # linux_x86_64 is what a build against this machine's libraries honestly is
 # (platform-tag says which manylinux tag it needs); errors other than that fail.
 if [ "$rc" != 0 ]; then
-  "$venv/env/bin/cuwheel" check --format json "$wheel" >"$venv/self.json" || true
+  "$venv/env/bin/cuwheel" check --format json --policy "$root/pyproject.toml" "$wheel" >"$venv/self.json" || true
   others=$("$venv/env/bin/python" -c "import json,sys; d=json.load(open('$venv/self.json')); print(sum(1 for f in d['findings'] if f['severity']=='error' and f['rule']!='platform-tag') + len(d['summary']['unreadable']))")
   [ "$others" = 0 ] && rc=0
 fi

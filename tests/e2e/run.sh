@@ -20,6 +20,14 @@ BIN=$ROOT/tests/fixtures/bin
 GOLDEN=$ROOT/tests/golden
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+# Outside the source tree: the policy search (cuwheel.toml, [tool.cuwheel])
+# must not find the project's own dogfood policy. Commands that name the
+# fixtures by relative path run in $BINLINKS, a real folder of symlinks to
+# them (a cd into the tree itself would search from there).
+cd "$WORK" || exit 2
+BINLINKS=$WORK/binlinks
+mkdir "$BINLINKS"
+for _e in "$BIN"/*; do ln -s "$_e" "$BINLINKS/$(basename "$_e")"; done
 
 pass=0
 fail=0
@@ -173,7 +181,7 @@ if [ $((compared - before)) -eq $((rf_files * 4)) ] && [ "$rf_files" -ge 13 ]; t
 expect_rc() {
   local want=$1; shift
   local rc=0
-  (cd "$BIN" && "$CUWHEEL" "$@") >"$WORK/out" 2>"$WORK/err" || rc=$?
+  (cd "$BINLINKS" && "$CUWHEEL" "$@") >"$WORK/out" 2>"$WORK/err" || rc=$?
   if [ "$rc" = "$want" ]; then ok; else bad "cuwheel $* exited $rc, want $want"; head -3 "$WORK/err"; fi
 }
 # expect_out PATTERN [FILE] : the last output matches an extended regex.
@@ -332,7 +340,7 @@ expect_rc 2 frobnicate
 expect_rc 0 list "$WHEEL"
 expect_out "^$WHEEL:cuwheel_demo/lib/libplain.so: "
 expect_rc 0 list --format cuobjdump --elf "$WHEEL"
-expect_out "^member $BIN/$WHEEL:cuwheel_demo/lib/libplain.so:$"
+expect_out "^member $BINLINKS/$WHEEL:cuwheel_demo/lib/libplain.so:$"
 expect_out '^ELF file    1: libplain.1.sm_75.cubin$'
 for v in 1datadesc 2zip64; do
   expect_rc 0 list "cuwheel_demo-1.0.0-$v-cp312-cp312-manylinux_2_28_x86_64.whl"
@@ -504,9 +512,9 @@ ln -sf "$WORK/arch-target.txt" "$WORK/arch-link.txt"
 expect_rc 0 arch --release 13.0 -o "$WORK/arch-link.txt" 9.0
 [ -L "$WORK/arch-link.txt" ] && grep -q '^sm_90' "$WORK/arch-target.txt" && ok || bad "-o through a symlink did not write its target"
 # /dev/stdout when stdout is a pipe, and when it is a file opened for append.
-if (cd "$BIN" && "$CUWHEEL" arch --release 13.0 -o /dev/stdout 9.0 | cat) | grep -q '^sm_90'; then ok; else bad "-o /dev/stdout into a pipe"; fi
+if (cd "$BINLINKS" && "$CUWHEEL" arch --release 13.0 -o /dev/stdout 9.0 | cat) | grep -q '^sm_90'; then ok; else bad "-o /dev/stdout into a pipe"; fi
 printf 'line1\n' > "$WORK/arch-log.txt"
-(cd "$BIN" && "$CUWHEEL" arch --release 13.0 -o /dev/stdout 9.0 >> "$WORK/arch-log.txt") || true
+(cd "$BINLINKS" && "$CUWHEEL" arch --release 13.0 -o /dev/stdout 9.0 >> "$WORK/arch-log.txt") || true
 if [ "$(head -n1 "$WORK/arch-log.txt")" = line1 ] && grep -q '^sm_90' "$WORK/arch-log.txt"; then ok; else bad "-o /dev/stdout >> log lost the log"; fi
 # A failed run removes the stale result a link points at, never /dev/stdout.
 echo stale > "$WORK/arch-target.txt"
@@ -559,7 +567,7 @@ no_injected_line() {
 }
 for cmd in "list" "show" "check" "check --format github"; do
   # shellcheck disable=SC2086
-  (cd "$BIN" && "$CUWHEEL" $cmd "$R/$WHEEL") >"$WORK/out" 2>"$WORK/err"
+  (cd "$BINLINKS" && "$CUWHEEL" $cmd "$R/$WHEEL") >"$WORK/out" 2>"$WORK/err"
   no_injected_line "$WORK/out"
   no_injected_line "$WORK/err"
 done

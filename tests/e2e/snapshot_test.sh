@@ -13,8 +13,7 @@ set -uo pipefail
 CUWHEEL="$1"
 MODE="${2:-compare}"
 GOLDEN="tests/golden/cli"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+. "$(dirname "$0")/common.sh"  # $WORK, and the run from $WORK/root (no dogfood policy)
 
 mapfile -t FIXTURES < <(find tests/fixtures/bin tests/fixtures/check -type f \
   \( -name '*.so' -o -name '*.so.*' -o -name '*.o' -o -name '*.a' -o -name '*.cubin' \
