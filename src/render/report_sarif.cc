@@ -43,9 +43,30 @@ std::string render_sarif(const std::vector<Finding>& findings, const ReportSumma
                                {"name", std::string(r.name)},
                                {"shortDescription", json{{"text", std::string(r.summary)}}},
                                {"defaultConfiguration",
-                                json{{"level", r.default_severity == Severity::error ? "error" : "warning"}}}});
+                                json{{"level", r.default_severity == Severity::error  ? "error"
+                                               : r.default_severity == Severity::note ? "note"
+                                                                                      : "warning"}}}});
+  // GitHub code scanning rejects a whole upload whose run has more than
+  // 25,000 results ("SARIF support for code scanning", upload limits): the
+  // 25,000 are written, chosen by severity (every error, then warnings,
+  // then notes), in report order, and a notification counts the rest.
+  constexpr size_t kMaxResults = 25000;
+  std::vector<const Finding*> kept;
+  if (findings.size() <= kMaxResults) {
+    for (const auto& f : findings) kept.push_back(&f);
+  } else {
+    size_t room = kMaxResults;
+    std::vector<bool> keep(findings.size(), false);
+    for (Severity sev : {Severity::error, Severity::warning, Severity::note})
+      for (size_t i = 0; i < findings.size() && room > 0; ++i)
+        if (findings[i].severity == sev) keep[i] = true, --room;
+    for (size_t i = 0; i < findings.size(); ++i)
+      if (keep[i]) kept.push_back(&findings[i]);
+  }
+  const size_t left_out = findings.size() - kept.size();
   json results = json::array();
-  for (const auto& f : findings) {
+  for (const Finding* fp : kept) {
+    const Finding& f = *fp;
     const DiagnosticInfo* r = find_diagnostic(s.command, f.rule);
     json physical = json{{"artifactLocation", json{{"uri", path_uri(f.path)}}}};
     if (f.offset || f.line) {
@@ -93,6 +114,14 @@ std::string render_sarif(const std::vector<Finding>& findings, const ReportSumma
   };
   notify(s.unreadable, s.unreadable_inputs, "error", "unreadable");
   notify(s.read_warnings, s.read_warning_inputs, "warning", "read-warning");
+  if (left_out > 0)
+    notifications.push_back(json{{"level", "warning"},
+                                 {"message", json{{"text", std::to_string(left_out) + " of " +
+                                                               std::to_string(findings.size()) +
+                                                               " results left out: code scanning takes at most " +
+                                                               std::to_string(kMaxResults) +
+                                                               " per run (--format json lists every finding)"}}},
+                                 {"descriptor", json{{"id", "results-left-out"}}}});
   json invocation = json{{"executionSuccessful", s.unreadable.empty() && !s.incomplete}};
   if (!notifications.empty()) invocation["toolExecutionNotifications"] = notifications;
   json doc;

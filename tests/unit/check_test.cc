@@ -302,6 +302,33 @@ TEST(CheckPolicy, CommaListsRejectEmptyItems) {
   EXPECT_NE(policy_error("exports = [\"\"]\n").find("cuwheel.toml:1: exports: an empty item"), std::string::npos);
 }
 
+TEST(CheckReport, SarifKeepsCodeScanningsResultLimit) {
+  // 25,000 results at most per run (GitHub's upload limit): every error is
+  // kept before any warning, and a notification counts what is left out.
+  std::vector<Finding> fs;
+  for (size_t i = 0; i < 25010; ++i)
+    fs.push_back(Finding{"unsafe-path", i < 24995 ? Severity::warning : Severity::error, "w.whl",
+                         "m" + std::to_string(i), "zip member", "msg", ""});
+  ReportSummary s;
+  s.inputs = 1;
+  auto doc = nlohmann::json::parse(render_sarif(fs, s));
+  const auto& run = doc["runs"][0];
+  ASSERT_EQ(run["results"].size(), 25000u);
+  size_t errors = 0;
+  for (const auto& r : run["results"]) errors += r["level"] == "error";
+  EXPECT_EQ(errors, 15u);
+  const auto& n = run["invocations"][0]["toolExecutionNotifications"];
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_EQ(n[0]["descriptor"]["id"], "results-left-out");
+  EXPECT_NE(n[0]["message"]["text"].get<std::string>().find("10 of 25010 results left out"), std::string::npos);
+  EXPECT_EQ(run["invocations"][0]["executionSuccessful"], true);
+  // Under the limit: every result, in report order, no notification.
+  fs.resize(3);
+  auto small = nlohmann::json::parse(render_sarif(fs, s));
+  ASSERT_EQ(small["runs"][0]["results"].size(), 3u);
+  EXPECT_FALSE(small["runs"][0]["invocations"][0].contains("toolExecutionNotifications"));
+}
+
 TEST(CheckReport, SarifInvocationAndUris) {
   Finding f{"unsafe-path", Severity::error, "dist dir/w#1.whl", "../x.so", "zip member", "m", ""};
   ReportSummary s;

@@ -982,3 +982,27 @@ TEST(PythonLoads, TorchPreloadGlobsLoadTheirLibrary) {
   EXPECT_TRUE(loads[0].loads("libcusolver.so.12"));
   EXPECT_FALSE(loads[0].loads("libcusolverMg.so.12"));
 }
+
+TEST(RulesWheelModel, UnsafePathIsCappedAndSummedUp) {
+  // A hostile wheel of many `../` members: 20 findings and one that counts
+  // the rest, so the report (and a SARIF upload) stays readable.
+  auto make = [](size_t n) {
+    auto m = wheel_model("hostile", {});
+    for (size_t i = 0; i < n; ++i) {
+      MemberModel mm;
+      mm.name = "../escape" + std::to_string(i);
+      mm.issues = kIssueDotDot;
+      m.members.push_back(mm);
+    }
+    return m;
+  };
+  auto fs = only({make(26000)}, "unsafe-path");
+  ASSERT_EQ(count(fs, "unsafe-path"), 21u) << dump(fs);
+  EXPECT_TRUE(std::any_of(fs.begin(), fs.end(), [](const Finding& f) {
+    return f.message.find("and 25980 more unsafe member names (26000 in all)") != std::string::npos;
+  })) << dump(fs);
+  auto few = only({make(20)}, "unsafe-path");
+  EXPECT_EQ(count(few, "unsafe-path"), 20u);
+  for (const auto& f : few) EXPECT_EQ(f.message.find("more unsafe"), std::string::npos) << f.message;
+  EXPECT_EQ(count(only({make(0)}, "unsafe-path"), "unsafe-path"), 0u);
+}

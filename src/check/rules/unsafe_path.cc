@@ -11,7 +11,22 @@
 
 namespace cuwheel::check::rule_impl {
 
+// At most this many findings; the rest are summed up in one more (as
+// record-mismatch does), so a hostile wheel of 26,000 `../` members gives a
+// report a reader (and GitHub code scanning, at most 25,000 results per
+// run) can take.
+constexpr size_t kMaxFindings = 20;
+
 void unsafe_path(const Context& ctx, Emitter& out) {
+  size_t found = 0;
+  std::string first_left_out;
+  auto emit = [&](const std::string& member, const std::string& message, const std::string& hint) {
+    if (++found > kMaxFindings) {
+      if (first_left_out.empty()) first_left_out = member;
+      return;
+    }
+    out.emit(member, "zip member", message, hint);
+  };
   for (const auto& m : ctx.model.members) {
     uint32_t bad = m.issues & (kIssueEmptyName | kIssueAbsolute | kIssueDotDot | kIssueBackslash | kIssueControlChar |
                                kIssueDuplicate | kIssueCaseCollision | kIssueLocalNameMismatch);
@@ -24,7 +39,7 @@ void unsafe_path(const Context& ctx, Emitter& out) {
         b = e + 1;
       }
       if (longest > 255 || m.name.size() > 4096)
-        out.emit(printable(m.name.substr(0, 120)) + (m.name.size() > 120 ? "..." : ""), "zip member",
+        emit(printable(m.name.substr(0, 120)) + (m.name.size() > 120 ? "..." : ""),
                  "member name " +
                      (longest > 255 ? "has a component of " + std::to_string(longest) + " bytes (at most 255 on Linux)"
                                     : "is " + std::to_string(m.name.size()) + " bytes long (at most 4,096 on Linux)") +
@@ -41,9 +56,14 @@ void unsafe_path(const Context& ctx, Emitter& out) {
     else if (bad & kIssueDuplicate) what = "appears more than once";
     else if (bad & kIssueCaseCollision) what = "differs from another member only in case";
     else what = "differs from the name in its local header";
-    out.emit(printable(m.name), "zip member", "member name " + what + " (" + describe_issues(bad) + ")",
-             "build the wheel with a tool that writes relative, unique member names (pip wheel, build, scikit-build-core)");
+    emit(printable(m.name), "member name " + what + " (" + describe_issues(bad) + ")",
+         "build the wheel with a tool that writes relative, unique member names (pip wheel, build, scikit-build-core)");
   }
+  if (found > kMaxFindings)
+    out.emit(first_left_out, "zip member",
+             "and " + std::to_string(found - kMaxFindings) + " more unsafe member names (" + std::to_string(found) +
+                 " in all)",
+             "build the wheel with a tool that writes relative, unique member names (pip wheel, build, scikit-build-core)");
 }
 
 }  // namespace cuwheel::check::rule_impl
