@@ -20,17 +20,49 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// Every run of ASCII digits as one '#'.
-std::string without_digits(std::string_view s) {
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// Every number or version as one '#': digits with dotted parts (12, 12.8,
+// 1.0.0), then PEP 440's pre-, post- and dev-release parts when they carry
+// their number (rc1, .post2, -dev3, a1, b2, c1), then a local part
+// (+cu128). So 1.0.0, 2.0, 1.0.0rc1 and 10.4.1.post2+cu128 read alike,
+// while sm_90a stays sm_#a (a letter without a number is not a release part).
+std::string without_numbers(std::string_view s) {
+  static const char* const kParts[] = {"alpha", "beta", "preview", "pre", "post", "rev", "dev", "rc", "a", "b", "c", "r"};
   std::string out;
   out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (std::isdigit(static_cast<unsigned char>(s[i]))) {
-      while (i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1]))) ++i;
-      out += '#';
-    } else {
-      out += s[i];
+  size_t i = 0;
+  while (i < s.size()) {
+    if (!digit(s[i])) {
+      out += s[i++];
+      continue;
     }
+    while (i < s.size() && digit(s[i])) ++i;
+    while (i + 1 < s.size() && s[i] == '.' && digit(s[i + 1])) {
+      ++i;
+      while (i < s.size() && digit(s[i])) ++i;
+    }
+    for (bool more = true; more;) {  // release parts: [._-]?NAME DIGITS
+      more = false;
+      size_t j = i;
+      if (j < s.size() && (s[j] == '.' || s[j] == '_' || s[j] == '-')) ++j;
+      for (const char* part : kParts) {
+        const size_t n = std::char_traits<char>::length(part);
+        if (s.substr(j, n) == part && j + n < s.size() && digit(s[j + n])) {
+          i = j + n;
+          while (i < s.size() && digit(s[i])) ++i;
+          more = true;
+          break;
+        }
+      }
+    }
+    if (i + 1 < s.size() && s[i] == '+' && std::isalnum(static_cast<unsigned char>(s[i + 1]))) {
+      ++i;  // local version: +[a-z0-9.]+ (PEP 440), not ending on a dot
+      while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) ||
+                              (s[i] == '.' && i + 1 < s.size() && std::isalnum(static_cast<unsigned char>(s[i + 1])))))
+        ++i;
+    }
+    out += '#';
   }
   return out;
 }
@@ -70,8 +102,8 @@ namespace {
 
 // `text` with the wheel's version (from its file name) taken out wherever
 // it follows its distribution's name (`pkg-2.0.dist-info`, `pkg 2.0`), then
-// every run of digits as '#': versions of another form (1.0.0 -> 2.0,
-// 1.0.0rc1) then read alike.
+// every number or version as '#' (without_numbers): versions of another
+// form (1.0.0 -> 2.0, 1.0.0rc1) then read alike wherever they are quoted.
 std::string without_version(std::string_view text, const std::string& input_path) {
   std::string out(text);
   const std::string file = std::filesystem::path(input_path).filename().string();
@@ -88,7 +120,7 @@ std::string without_version(std::string_view text, const std::string& input_path
       }
     }
   }
-  return without_digits(out);
+  return without_numbers(out);
 }
 
 }  // namespace

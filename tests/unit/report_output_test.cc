@@ -60,6 +60,19 @@ TEST(Fingerprint, StableAcrossVersionsOfOneWheel) {
                     "expected p-1.0.0rc1.dist-info/licenses/LICENSE");
   EXPECT_EQ(fingerprint(v1), fingerprint(v2));
   EXPECT_EQ(fingerprint(v1), fingerprint(rc));
+  // A version quoted after a word, not after the name (metadata-invalid's
+  // "... is not the file name's version X"), in any PEP 440 shape.
+  auto quoted = [](const std::string& v) {
+    return make("metadata-invalid", Severity::error, "p-" + v + "-py3-none-any.whl", "p-" + v + ".dist-info/METADATA",
+                "", "METADATA Version 9 is not the file name's version " + v);
+  };
+  for (const char* v : {"2.0", "1.0.0rc1", "10.4.1.post2", "2.15.0+cu128", "3.1.dev4"})
+    EXPECT_EQ(fingerprint(quoted("1.0.0")), fingerprint(quoted(v))) << v;
+  // An architecture's variant letter is kept: sm_90a is not sm_90.
+  Finding sm = make("missing-sass", Severity::error, "p-1.0-py3-none-any.whl", "p/_k.so", "", "no SASS for sm_90");
+  Finding sma = sm;
+  sma.message = "no SASS for sm_90a";
+  EXPECT_NE(fingerprint(sm), fingerprint(sma));
   EXPECT_EQ(finding_distribution("/x/libfoo.so"), "libfoo.so");
 }
 

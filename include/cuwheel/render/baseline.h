@@ -6,8 +6,9 @@
 // fingerprint: the rule, the distribution (not the wheel's file name, which
 // carries the version), the member with the version taken out of
 // `<name>-<version>.dist-info` / `.data`, and the location and message with
-// every run of digits replaced by `#` (a METADATA line number, a version, a
-// soname's major); two findings of one fingerprint are counted, so a second
+// every number or PEP 440 version replaced by `#` (a METADATA line number;
+// 1.0.0, 2.0, 1.0.0rc1, 10.4.1.post2+cu128; a soname's major; sm_90a stays
+// sm_#a); two findings of one fingerprint are counted, so a second
 // unresolved NEEDED in one library is new. The same fingerprint is SARIF's
 // partialFingerprints entry (SARIF 2.1.0 section 3.27.17), which code
 // scanning uses to follow a result from one upload to the next.
