@@ -8,6 +8,7 @@
 #     against the SARIF 2.1.0 schema and GitHub code scanning's rules and
 #     limits; scripts/validate-recipes.sh, the GitHub Action and the
 #     cibuildwheel recipes);
+#   - the pre-commit hooks through `pre-commit try-repo` (scripts/pre-commit-test.sh);
 #   - `cuwheel check` of the wheel itself, and the highest GLIBC/GLIBCXX/CXXABI
 #     symbol versions its binary needs.
 # Part of `make test`; `make wheel` builds the same wheel in Release alone.
@@ -74,6 +75,11 @@ result $rc "mypy --strict"
 rc=0
 (cd "$root" && CUWHEEL_WHEEL="$wheel" PATH="$venv/env/bin:$PATH" "$venv/env/bin/python" -m pytest -q -p no:cacheprovider tests/python) || rc=$?
 result $rc "pytest tests/python"
+
+# The pre-commit hooks, installed from this wheel by pre-commit itself.
+rc=0
+bash "$root/scripts/pre-commit-test.sh" "$wheel" "$out/tools-pre-commit" || rc=$?
+result $rc "pre-commit hooks (scripts/pre-commit-test.sh)"
 
 # The wheel checked by itself with the project's own policy ([tool.cuwheel]
 # in pyproject.toml: size and licence files), and what its binary needs.
