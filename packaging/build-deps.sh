@@ -39,7 +39,9 @@ jobs=$(nproc)
 # Tools the source builds need beyond the project's own (scripts/bootstrap.sh):
 # nasm assembles ISA-L's x86_64 kernels, dpkg-dev unpacks source packages.
 need=()
-for p in nasm dpkg-dev make; do
+tools=(nasm dpkg-dev make)
+[ "$arch" = aarch64 ] && tools+=(gcc-aarch64-linux-gnu)  # ISA-L's GNU-as kernels (b_isal)
+for p in "${tools[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -197,9 +199,17 @@ b_libzip() {
 b_isal() {
   # Makefile.unx: x86_64 is the default (empty) arch and assembles with nasm;
   # aarch64 assembles with the C compiler.
-  local isa_args=(AS=nasm)
-  [ "$arch" = aarch64 ] && isa_args=(arch=aarch64)
-  make -j"$jobs" -f Makefile.unx lib "${isa_args[@]}" CC="$CC" AR="$AR" host_cpu="$arch" \
+  local isa_args=(AS=nasm) isa_cc=$CC
+  if [ "$arch" = aarch64 ]; then
+    # ISA-L's aarch64 kernels are written for GNU as (LLVM's assembler
+    # refuses several of their operand forms): Debian's cross gcc builds
+    # this one library. Its objects bind no glibc symbol version (a static
+    # library's references are versioned at the final link, by zig's 2.28
+    # stubs) and it needs nothing newer than memcpy/memset/malloc.
+    isa_args=(arch=aarch64)
+    isa_cc=aarch64-linux-gnu-gcc
+  fi
+  make -j"$jobs" -f Makefile.unx lib "${isa_args[@]}" CC="$isa_cc" AR="$AR" host_cpu="$arch" \
     CFLAGS_="-fPIC" CFLAGS_aarch64="-fPIC"
   cp bin/isa-l.a "$prefix/lib/libisal.a"
   mkdir -p "$prefix/include/isa-l"
