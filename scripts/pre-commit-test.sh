@@ -42,6 +42,23 @@ export PIP_FIND_LINKS=$(dirname "$wheel") PIP_ONLY_BINARY=cuwheel PIP_DISABLE_PI
 # 1. The mirror: the template with the wheel's version pinned, as a git repository.
 cmp -s "$root/.pre-commit-hooks.yaml" "$root/packaging/pre-commit-mirror/.pre-commit-hooks.yaml" && ok ||
   bad "packaging/pre-commit-mirror/.pre-commit-hooks.yaml differs from the repository's .pre-commit-hooks.yaml"
+# The arch hook's file patterns (pre-commit matches with re.search).
+"$tools/bin/python" - "$root/.pre-commit-hooks.yaml" <<'PY' && ok || bad "cuwheel-arch's files/exclude patterns"
+import re, sys, yaml
+h = {x["id"]: x for x in yaml.safe_load(open(sys.argv[1]))}["cuwheel-arch"]
+f, e = re.compile(h["files"]), re.compile(h["exclude"])
+hit = lambda n: bool(f.search(n)) and not e.search(n)
+want = ["CMakeLists.txt", "sub/dir/CMakeLists.txt", "cmake/utils.cmake", "CMakePresets.json", "setup.py",
+        "Dockerfile", "docker/Dockerfile.cuda", "cuda.Dockerfile", "Containerfile.cuda", "Makefile", "makefile",
+        "scripts/build.sh", ".github/workflows/build.yml", ".github/workflows/wheels.yaml",
+        ".github/actions/setup-cuda/action.yml", ".gitlab-ci.yml"]
+not_want = ["README.md", "Dockerfile-notes.md", "Dockerfile.dockerignore", "Dockerfile.cuda.j2", "src/k.cu",
+            "CMakeLists.txt.in", "notes.txt", "setup.cfg", "docs/conf.py"]
+bad = [n for n in want if not hit(n)] + [n for n in not_want if hit(n)]
+print("\n".join("pattern wrong for " + n for n in bad))
+sys.exit(1 if bad else 0)
+PY
+[ "$(grep -c 'types: \[text\]' "$root/.pre-commit-hooks.yaml")" -ge 1 ] && ok || bad "cuwheel-arch reads text files only"
 mirror=$tmp/mirror
 cp -r "$root/packaging/pre-commit-mirror" "$mirror"
 sed -i "s/^version = .*/version = \"$version\"/; s/\"cuwheel==[^\"]*\"/\"cuwheel==$version\"/" "$mirror/pyproject.toml"

@@ -76,7 +76,8 @@ def binary() -> str:
 
     ``CUWHEEL_BINARY`` when set; else the one the wheel installed into this
     environment's scripts folder (``bin/``; the user scheme's for
-    ``pip install --user``); else the first ``cuwheel`` on PATH. Raises
+    ``pip install --user``; ``DIR/bin/`` for ``pip install --target DIR``);
+    else the first ``cuwheel`` on PATH. Raises
     FileNotFoundError naming the places looked at.
     """
     explicit = os.environ.get("CUWHEEL_BINARY")
@@ -95,14 +96,20 @@ def binary() -> str:
         if not folder:
             continue
         candidate = os.path.join(folder, exe)
+        if candidate in looked:
+            continue
         looked.append(candidate)
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
-    # The folder of the running interpreter (a virtual environment's bin/).
-    candidate = os.path.join(os.path.dirname(sys.executable), exe)
-    looked.append(candidate)
-    if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-        return candidate
+    # The folder of the running interpreter (a virtual environment's bin/),
+    # and `pip install --target DIR`'s DIR/bin/ beside this package.
+    for candidate in (os.path.join(os.path.dirname(sys.executable), exe),
+                      os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin", exe)):
+        if candidate in looked:
+            continue
+        looked.append(candidate)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
     found = shutil.which(exe)
     if found:
         return found

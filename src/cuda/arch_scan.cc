@@ -32,6 +32,150 @@ bool uses_variable(std::string_view v) {
          v.find('<') != std::string_view::npos;
 }
 
+bool lower_ascii(char c) { return c >= 'a' && c <= 'z'; }
+bool upper_ascii(char c) { return c >= 'A' && c <= 'Z'; }
+bool digit_ascii(char c) { return c >= '0' && c <= '9'; }
+bool alpha_ascii(char c) { return lower_ascii(c) || upper_ascii(c); }
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if ((a[i] | 0x20) != (b[i] | 0x20)) return false;
+  return true;
+}
+
+// Splits on the list separators of every form: ';', ',', blanks.
+std::vector<std::string_view> tokens(std::string_view v) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < v.size()) {
+    while (i < v.size() && (v[i] == ';' || v[i] == ',' || blank(v[i]))) ++i;
+    size_t b = i;
+    while (i < v.size() && !(v[i] == ';' || v[i] == ',' || blank(v[i]))) ++i;
+    if (i > b) out.push_back(v.substr(b, i - b));
+  }
+  return out;
+}
+
+// DIGITS[.DIGITS][letter][+WORD]: 8.0, 9.0a, 9.0+PTX, 9.0+ptx, 95 (the last
+// two wrong, and meant as architectures all the same).
+bool torch_like(std::string_view t) {
+  size_t i = 0;
+  while (i < t.size() && digit_ascii(t[i])) ++i;
+  if (i == 0) return false;
+  if (i < t.size() && t[i] == '.') {
+    size_t d = ++i;
+    while (i < t.size() && digit_ascii(t[i])) ++i;
+    if (i == d) return false;
+  }
+  if (i < t.size() && alpha_ascii(t[i])) ++i;
+  if (i < t.size() && t[i] == '+') {
+    size_t w = ++i;
+    while (i < t.size() && alpha_ascii(t[i])) ++i;
+    if (i == w) return false;
+  }
+  return i == t.size();
+}
+
+// DIGITS[letter][-WORD]: 80, 90a, 75-real, 90-REAL.
+bool cmake_like(std::string_view t) {
+  size_t i = 0;
+  while (i < t.size() && digit_ascii(t[i])) ++i;
+  if (i == 0) return false;
+  if (i < t.size() && alpha_ascii(t[i])) ++i;
+  if (i < t.size() && t[i] == '-') {
+    size_t w = ++i;
+    while (i < t.size() && alpha_ascii(t[i])) ++i;
+    if (i == w) return false;
+  }
+  return i == t.size();
+}
+
+// A capitalised word: a PyTorch family name (Ampere, Hopper) or All.
+bool family_like(std::string_view t) {
+  if (t.empty() || !upper_ascii(t[0])) return false;
+  for (char c : t.substr(1))
+    if (!lower_ascii(c)) return false;
+  return true;
+}
+
+// CMake's false constants (`if()` documentation): CUDA_ARCHITECTURES set
+// to one of them means "add no architecture flags".
+bool cmake_false(std::string_view v) {
+  for (std::string_view f : {"0", "OFF", "NO", "FALSE", "N", "IGNORE", "NOTFOUND", ""})
+    if (iequals(v, f)) return true;
+  return v.size() >= 9 && iequals(v.substr(v.size() - 9), "-NOTFOUND");
+}
+
+// prefix_DIGITS[letter]: sm_80, compute_90a, SM_80.
+bool arch_name_like(std::string_view t) {
+  size_t u = t.find('_');
+  if (u == std::string_view::npos || u == 0) return false;
+  for (char c : t.substr(0, u))
+    if (!alpha_ascii(c)) return false;
+  std::string_view n = t.substr(u + 1);
+  size_t i = 0;
+  while (i < n.size() && digit_ascii(n[i])) ++i;
+  if (i == 0) return false;
+  if (i < n.size() && alpha_ascii(n[i])) ++i;
+  return i == n.size();
+}
+
+// arch=NAME,code=NAME[,NAME] or code=[NAME,...] (quotes already removed).
+bool gencode_like(std::string_view v) {
+  if (v.substr(0, 5) != "arch=") return false;
+  size_t comma = v.find(",code=");
+  if (comma == std::string_view::npos || !arch_name_like(v.substr(5, comma - 5))) return false;
+  std::string_view code = v.substr(comma + 6);
+  if (!code.empty() && code.front() == '[') {
+    if (code.back() != ']') return false;
+    code = code.substr(1, code.size() - 2);
+  }
+  auto ts = tokens(code);
+  if (ts.empty()) return false;
+  for (auto t : ts)
+    if (!arch_name_like(t)) return false;
+  return true;
+}
+
+// Whether `value` is written as a literal list of `form`, so that a parse
+// error is the file's mistake and not a template, a placeholder, a command
+// or prose the scanner cannot read: every token looks like an entry of the
+// form (a named set such as native or Ampere included), or the value is
+// skipped. This is what keeps the hook free of false reports: ("{}",
+// "compute capability", "%s", get_archs(), "[^ ]+", "|", "OFF" are skipped).
+bool literal_list(std::string_view value, Form form) {
+  auto ts = tokens(value);
+  if (ts.empty()) return false;
+  for (auto t : ts) {
+    switch (form) {
+      // sm_80 in a torch or CMake list is a list written in the wrong
+      // form, a mistake worth its report.
+      case Form::kTorch:
+        if (!torch_like(t) && !family_like(t) && !arch_name_like(t)) return false;
+        break;
+      case Form::kCmake:
+        if (!cmake_like(t) && !arch_name_like(t) && !iequals(t, "native") && !iequals(t, "all") &&
+            !iequals(t, "all-major"))
+          return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+// Shell and CMake escapes inside a value: 80\;90 is 80;90, \"8.0\" is "8.0".
+std::string without_escapes(std::string_view v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] == '\\' && i + 1 < v.size()) continue;
+    out += v[i];
+  }
+  return out;
+}
+
 // How the value follows the name.
 enum class Context { kNone, kAssign, kColon, kSetCall, kProperty, kPropertiesPair };
 
@@ -187,7 +331,7 @@ constexpr std::array<Name, 3> kNames = {{
     {"CUDA_ARCHITECTURES", Form::kCmake},
 }};
 
-void scan_names(std::string_view line, uint64_t lineno, std::vector<ArchSetting>& out) {
+void scan_names(std::string_view line, size_t comment_at, uint64_t lineno, std::vector<ArchSetting>& out) {
   for (const Name& n : kNames) {
     for (size_t at = line.find(n.text); at != std::string_view::npos; at = line.find(n.text, at + 1)) {
       size_t end = at + n.text.size();
@@ -200,18 +344,22 @@ void scan_names(std::string_view line, uint64_t lineno, std::vector<ArchSetting>
       if (at > 0 && (line[at - 1] == '$' || line[at - 1] == '%')) continue;
       if (at > 1 && line[at - 1] == '{' && (line[at - 2] == '$' || (at > 4 && line.substr(at - 5, 5) == "$ENV{")))
         continue;
+      if (at >= comment_at) break;
       Cut c = value_after(line, at, end);
       if (!c.ok) continue;
-      std::string_view v = trim(c.value);
-      if (v.empty() || uses_variable(v)) continue;
+      std::string unescaped = without_escapes(trim(c.value));
+      std::string_view v = unescaped;
+      if (v.empty() || uses_variable(v) || (n.form == Form::kCmake && cmake_false(v)) || !literal_list(v, n.form))
+        continue;
       out.push_back({lineno, c.begin + 1, std::string(n.text), n.form, std::string(v)});
     }
   }
 }
 
-void scan_gencode(std::string_view line, uint64_t lineno, std::vector<ArchSetting>& out) {
+void scan_gencode(std::string_view line, size_t comment_at, uint64_t lineno, std::vector<ArchSetting>& out) {
   for (std::string_view flag : {std::string_view("--generate-code"), std::string_view("-gencode")}) {
     for (size_t at = line.find(flag); at != std::string_view::npos; at = line.find(flag, at + 1)) {
+      if (at >= comment_at) break;
       if (flag == "-gencode" && at > 0 && line[at - 1] == '-') continue;  // part of --gencode spelling
       if (at > 0 && ident_char(line[at - 1])) continue;
       size_t p = at + flag.size();
@@ -222,22 +370,60 @@ void scan_gencode(std::string_view line, uint64_t lineno, std::vector<ArchSettin
       } else {
         continue;
       }
-      if (p >= line.size()) continue;
-      Cut c;
-      if (line[p] == '"' || line[p] == '\'') {
-        c = quoted_at(line, p);
-      } else {
-        // arch=compute_90,code=[sm_90,compute_90]: up to a blank, quote or ')'.
-        size_t e = p;
-        while (e < line.size() && !blank(line[e]) && line[e] != '"' && line[e] != '\'' && line[e] != ')') ++e;
-        c = Cut{p, std::string(line.substr(p, e - p)), e > p};
+      // One shell/CMake word: quotes (and backslash-escaped quotes) are part
+      // of it and dropped; it ends at a blank outside quotes, or at ';' (a
+      // CMake list of flags) or ')' outside quotes.
+      const size_t begin = p;
+      std::string word;
+      char quote = 0;
+      for (; p < line.size(); ++p) {
+        char ch = line[p];
+        if (ch == '\\' && p + 1 < line.size() && (line[p + 1] == '"' || line[p + 1] == '\'' || line[p + 1] == ';')) {
+          ++p;
+          if (line[p] == ';' && !quote) break;
+          continue;
+        }
+        if (quote) {
+          if (ch == quote) quote = 0;
+          else word += ch;
+          continue;
+        }
+        if (ch == '"' || ch == '\'') {
+          if (!word.empty() || p > begin) {  // a quote that closes an outer string ends the word
+            if (word.find("code=") == std::string::npos || word.back() != '=') break;
+          }
+          quote = ch;
+          continue;
+        }
+        if (blank(ch) || ch == ';' || ch == ')') break;
+        word += ch;
       }
-      if (!c.ok) continue;
-      std::string_view v = trim(c.value);
-      if (v.empty() || uses_variable(v) || v.find("arch=") == std::string_view::npos) continue;
-      out.push_back({lineno, c.begin + 1, "-gencode", Form::kGencode, "-gencode " + std::string(v)});
+      if (quote) continue;  // unclosed on this line
+      std::string_view v = trim(word);
+      if (v.empty() || uses_variable(v) || !gencode_like(v)) continue;
+      // LTO-IR targets (code=lto_80) are valid nvcc input cuwheel's
+      // parser does not take: skipped, not reported.
+      if (v.find("lto_") != std::string_view::npos) continue;
+      out.push_back({lineno, begin + 1, "-gencode", Form::kGencode, "-gencode " + std::string(v)});
     }
   }
+}
+
+// Where the line's comment starts ('#' at the start or after a blank,
+// outside quotes: shell, CMake, YAML, Python, make), or npos.
+size_t comment_start(std::string_view line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') quote = c;
+    else if (c == '#' && (i == 0 || blank(line[i - 1]))) return i;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace
@@ -255,8 +441,9 @@ std::vector<ArchSetting> scan_arch_settings(std::string_view text) {
     std::string_view t = trim(line);
     if (line.size() <= kMaxLine && !t.empty() && t.front() != '#') {
       size_t before = out.size();
-      scan_names(line, lineno, out);
-      scan_gencode(line, lineno, out);
+      const size_t comment_at = comment_start(line);
+      scan_names(line, comment_at, lineno, out);
+      scan_gencode(line, comment_at, lineno, out);
       // Within a line, in order of the value's column.
       std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(before), out.end(),
                        [](const ArchSetting& a, const ArchSetting& b) { return a.column < b.column; });

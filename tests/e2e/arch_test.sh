@@ -219,7 +219,7 @@ cat >"$WORK/src/build.sh" <<'EOF'
 export TORCH_CUDA_ARCH_LIST="7.0;8.0;9.0+PTX"
 nvcc -gencode arch=compute_100,code=sm_100 -c k.cu
 EOF
-printf 'TORCH_CUDA_ARCH_LIST: "8.0 9.9"\nCMAKE_CUDA_ARCHITECTURES: native\nTORCH_CUDA_ARCH_LIST: "8.0 banana"\n' >"$WORK/src/ci.yml"
+printf 'TORCH_CUDA_ARCH_LIST: "8.0 9.9"\nCMAKE_CUDA_ARCHITECTURES: native\nTORCH_CUDA_ARCH_LIST: "8.0;9.0+ptx"\n' >"$WORK/src/ci.yml"
 printf 'echo nothing here\n' >"$WORK/src/plain.sh"
 run arch --scan "$WORK/src/CMakeLists.txt" "$WORK/src/build.sh"
 expect_rc 0 "scan of valid lists"; expect_out "" "scan of valid lists prints no finding"

@@ -51,6 +51,17 @@ rc=0; (cd "$WORK/good/sub" && "$CUWHEEL" policy >"$WORK/out" 2>"$WORK/err") || r
 expect_rc 0 "search from a subfolder"; expect_out "good/pyproject.toml: valid policy" "the parent's policy is found"
 rc=0; (cd "$WORK/plain" && "$CUWHEEL" policy >"$WORK/out" 2>"$WORK/err") || rc=$?
 expect_rc 0 "no policy anywhere"; expect_err "the built-in policy applies" "no policy is said"
+# Tables that are not tables: refused as check, matrix and release refuse them.
+mkdir -p "$WORK/types1" "$WORK/types2" "$WORK/types3"
+printf 'release = "x"\n' >"$WORK/types1/cuwheel.toml"
+run policy "$WORK/types1/cuwheel.toml"
+expect_rc 2 "release not a table"; expect_err "cuwheel.toml:1: release must be a table" "release named"
+printf '[tool]\ncuwheel = 5\n' >"$WORK/types2/pyproject.toml"
+run policy "$WORK/types2/pyproject.toml"
+expect_rc 2 "tool.cuwheel not a table"; expect_err "pyproject.toml:2: tool.cuwheel must be a table" "tool.cuwheel named"
+printf '[tool.cuwheel]\nmatrix = 3\n' >"$WORK/types3/pyproject.toml"
+run policy "$WORK/types3/pyproject.toml"
+expect_rc 2 "matrix not a table"; expect_err "matrix must be a table ([tool.cuwheel.matrix])" "matrix named"
 # Hostile: not TOML, a folder, binary bytes.
 printf '[tool.cuwheel\n' >"$WORK/broken.toml"
 run policy "$WORK/broken.toml"

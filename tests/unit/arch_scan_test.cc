@@ -121,5 +121,75 @@ TEST(ArchScan, EveryValueParsesInItsForm) {
   }
 }
 
+// Lines from real projects' build files (apex, flash-attention,
+// TransformerEngine, DeepSpeed, vLLM) and other valid syntax a review found
+// reported as errors: none may give a setting that fails to parse. Each is
+// either skipped (not a literal list) or a list that parses.
+TEST(ArchScan, RealWorldSyntaxGivesNoFalseReport) {
+  const char* lines[] = {
+      "    'export TORCH_CUDA_ARCH_LIST=\"compute capability\" before running setup.py.\\n'",
+      "        \"-DCMAKE_CUDA_ARCHITECTURES={}\".format(archs),",
+      "            nvcc_flags.append(f\"-gencode=arch=compute_{a},code=sm_{a}\")",
+      "set_target_properties(transformer_engine PROPERTIES CUDA_ARCHITECTURES OFF)",
+      "set_property(TARGET k PROPERTY CUDA_ARCHITECTURES FALSE)",
+      "set(CMAKE_CUDA_ARCHITECTURES 0)",
+      "        os.environ[\"TORCH_CUDA_ARCH_LIST\"] = get_default_compute_capabilities()",
+      "  string(REGEX MATCHALL \"-gencode arch=[^ ]+\" _CUDA_ARCH_FLAGS ${CMAKE_CUDA_FLAGS})",
+      "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-gencode arch=compute_90,code=sm_90>)",
+      "set(F \"-gencode arch=compute_70,code=sm_70;-gencode arch=compute_75,code=sm_75\")",
+      "NVCC_FLAGS += -gencode arch=compute_80,code=\\\"sm_80,compute_80\\\"",
+      "nvcc -gencode arch=compute_80,code=\"sm_80,compute_80\" -c k.cu",
+      "set(CMAKE_CUDA_ARCHITECTURES [[80;90]])",
+      "cmake -DCMAKE_CUDA_ARCHITECTURES=80\\;90 ..",
+      "export TORCH_CUDA_ARCH_LIST=8.0\\;9.0",
+      "export TORCH_CUDA_ARCH_LIST=`python -c 'print(1)'`",
+      "make  # TORCH_CUDA_ARCH_LIST=\"5.0\" was the old default",
+      "TORCH_CUDA_ARCH_LIST = \";\".join(archs)",
+      "arch = os.environ.get(\"TORCH_CUDA_ARCH_LIST\", \"8.0\")",
+      "env[\"TORCH_CUDA_ARCH_LIST\"] = \"%s\" % archs",
+      "cmd = f\"-DCMAKE_CUDA_ARCHITECTURES={archs}\"",
+      "    -DCMAKE_CUDA_ARCHITECTURES=XX   (in a docstring: your GPU's architecture)",
+      "  TORCH_CUDA_ARCH_LIST: |",
+      "  TORCH_CUDA_ARCH_LIST: >-",
+      "  TORCH_CUDA_ARCH_LIST: ~",
+      "  TORCH_CUDA_ARCH_LIST: null",
+      "  TORCH_CUDA_ARCH_LIST: *archs",
+      "  \"CMAKE_CUDA_ARCHITECTURES\": {\"type\": \"STRING\", \"value\": \"80;90a\"},",
+      "  \"CMAKE_CUDA_ARCHITECTURES\": false,",
+      "  \"CMAKE_CUDA_ARCHITECTURES\": \"OFF\",",
+      "ENV TORCH_CUDA_ARCH_LIST=\"{{ archs }}\"",
+      "nvcc -gencode arch=compute_80,code=lto_80 -dlto k.cu",
+      "nvcc -gencode arch=compute_80,code=[lto_80,sm_80] k.cu",
+  };
+  for (const char* l : lines) {
+    for (const auto& st : scan_arch_settings(l)) {
+      auto parsed = parse(st.value, st.form);
+      EXPECT_TRUE(parsed) << l << "\n  -> " << st.variable << " \"" << st.value << "\": " << parsed.error().message();
+    }
+  }
+  // Escapes and quotes are read as the shell and CMake read them.
+  auto esc = scan_arch_settings("cmake -DCMAKE_CUDA_ARCHITECTURES=80\\;90 ..\n"
+                                "nvcc -gencode arch=compute_80,code=\"sm_80,compute_80\" -c k.cu\n");
+  ASSERT_EQ(esc.size(), 2u);
+  EXPECT_EQ(esc[0].value, "80;90");
+  EXPECT_EQ(esc[1].value, "-gencode arch=compute_80,code=sm_80,compute_80");
+}
+
+// The mistakes the hook is for are still found: written as lists, wrong.
+TEST(ArchScan, RealMistakesAreStillFound) {
+  const char* lines[] = {
+      "export TORCH_CUDA_ARCH_LIST=\"8.0;9.0+ptx\"",  // torch wants +PTX
+      "export TORCH_CUDA_ARCH_LIST=\"95\"",           // not X.Y
+      "set(CMAKE_CUDA_ARCHITECTURES 80-REAL)",
+      "nvcc -gencode arch=compute_90,code=sm_80 k.cu",  // code older than arch
+      "set(CMAKE_CUDA_ARCHITECTURES sm_80)",
+  };
+  for (const char* l : lines) {
+    auto got = scan_arch_settings(l);
+    ASSERT_EQ(got.size(), 1u) << l;
+    EXPECT_FALSE(parse(got[0].value, got[0].form)) << l;
+  }
+}
+
 }  // namespace
 }  // namespace cuwheel::arch

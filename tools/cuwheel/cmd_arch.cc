@@ -242,6 +242,8 @@ int run_arch_scan() {
   }
   std::vector<Diagnostic> diags;
   std::vector<UnreadableInput> unreadable;
+  std::vector<std::string> left_out;  // per file, when over the cap
+  bool left_out_error = false;
   size_t settings = 0, files_with = 0;
   auto add = [&](const char* rule, Severity sev, const std::string& file, const arch::ArchSetting& s,
                  const std::string& message, const std::string& hint) {
@@ -264,6 +266,11 @@ int run_arch_scan() {
     auto found = arch::scan_arch_settings(*text);
     settings += found.size();
     if (!found.empty()) ++files_with;
+    // At most kMaxPerFile findings of a file are listed (a generated or
+    // hostile file can hold millions); the rest still count for the exit
+    // status, and stderr says how many were left out.
+    constexpr size_t kMaxPerFile = 50;
+    const size_t first = diags.size();
     for (const auto& s : found) {
       auto parsed = arch::parse(s.value, s.form);
       if (!parsed) {
@@ -285,8 +292,16 @@ int run_arch_scan() {
         }
       }
     }
+    if (diags.size() - first > kMaxPerFile) {
+      size_t extra = diags.size() - first - kMaxPerFile;
+      for (size_t i = first + kMaxPerFile; i < diags.size(); ++i)
+        left_out_error = left_out_error || diags[i].severity == Severity::error;
+      diags.resize(first + kMaxPerFile);
+      left_out.push_back(printable(file) + ": " + std::to_string(extra) + " more finding" + (extra == 1 ? "" : "s") +
+                         " not listed (at most " + std::to_string(kMaxPerFile) + " per file)");
+    }
   }
-  bool has_error = false;
+  bool has_error = left_out_error;
   for (const auto& d : diags) has_error = has_error || d.severity == Severity::error;
   if (o.format == "sarif" || o.format == "github") {
     std::vector<Diagnostic> all = diags;
@@ -302,6 +317,7 @@ int run_arch_scan() {
     std::fflush(stdout);
   }
   for (const auto& u : unreadable) print_error(printable(u.path), printable(u.message));
+  for (const auto& l : left_out) std::fprintf(stderr, "cuwheel: arch --scan: %s\n", l.c_str());
   std::fprintf(stderr, "cuwheel: arch --scan: %zu architecture list%s in %zu of %zu file%s%s\n", settings,
                settings == 1 ? "" : "s", files_with, o.list.size(), o.list.size() == 1 ? "" : "s",
                settings == 0 ? " (nothing to check)" : "");

@@ -51,11 +51,32 @@ bool validate(const std::string& file) {
     return false;
   }
   const bool pyproject = std::filesystem::path(file).filename() == "pyproject.toml";
+  // `tool` and `tool.cuwheel` must be tables where they exist: check would
+  // refuse anything else ("no [tool.cuwheel] table").
+  if (const auto* tool = parsed->get("tool")) {
+    const auto* cw = tool->is_table() ? tool->as_table()->get("cuwheel") : nullptr;
+    if (!tool->is_table() || (cw && !cw->is_table())) {
+      const auto& bad = !tool->is_table() ? *tool : *cw;
+      print_error("", printable(file) + ":" + std::to_string(bad.source().begin.line) + ": " +
+                          (!tool->is_table() ? "tool" : "tool.cuwheel") + " must be a table");
+      return false;
+    }
+  }
   const toml::table* t = policy_table(*parsed, pyproject);
   if (!t) {
     print_note(file, "no [tool.cuwheel] table (nothing to validate)");
     return true;
   }
+  // The other commands' tables must be tables: check::load_policy takes
+  // their names as known keys and leaves their values to those commands.
+  const toml::table* top_level = pyproject ? t : &*parsed;
+  for (const char* key : {"matrix", "release", "repair"})
+    for (const toml::table* where : {t, top_level})
+      if (const auto* v = where->get(key); v && !v->is_table()) {
+        print_error("", printable(file) + ":" + std::to_string(v->source().begin.line) + ": " + key +
+                            " must be a table ([" + (where == t && pyproject ? "tool.cuwheel." : "") + key + "])");
+        return false;
+      }
   std::string parts;
   bool ok = true;
   auto fail = [&](const std::string& message) {

@@ -10,11 +10,14 @@
 #include <malloc.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli.h"
+#include "base/suggest.h"
 #include "cuwheel/base/bytes.h"
 #include "commands.h"
 
@@ -40,6 +43,29 @@ int main(int argc, char** argv) {
   std::vector<std::string> words;
   for (int i = 1; i < argc && words.size() < 2; ++i)
     if (argv[i][0] != '-') words.push_back(argv[i]);
+  // An unknown command (or group leaf) is named, with the nearest one; the
+  // parser alone would only say that a subcommand is required.
+  {
+    std::vector<std::string_view> tops, leaves;
+    std::string group;
+    for (const Command& c : commands()) {
+      std::string_view n = c.name;
+      size_t space = n.find(' ');
+      if (space == std::string_view::npos) tops.push_back(n);
+      else if (!words.empty() && n.substr(0, space) == words[0]) leaves.push_back(n.substr(space + 1));
+    }
+    auto unknown = [](const std::string& prefix, const std::string& word, const std::vector<std::string_view>& known) {
+      std::string hint = cuwheel::suggest::nearest(word, known);
+      std::fprintf(stderr, "cuwheel: error: unknown command '%s%s'%s\nRun 'cuwheel --help' for the commands.\n",
+                   prefix.c_str(), cuwheel::printable(word).c_str(),
+                   hint.empty() ? "" : (" (did you mean \"" + prefix + hint + "\"?)").c_str());
+      return kExitUnreadable;
+    };
+    if (!words.empty() && std::find(tops.begin(), tops.end(), words[0]) == tops.end())
+      return unknown("", words[0], tops);
+    if (!leaves.empty() && words.size() == 2 && std::find(leaves.begin(), leaves.end(), words[1]) == leaves.end())
+      return unknown(words[0] + " ", words[1], leaves);
+  }
   auto named = [&](const std::string& full) {
     return (!words.empty() && full == words[0]) || (words.size() == 2 && full == words[0] + " " + words[1]);
   };
