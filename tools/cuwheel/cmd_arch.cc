@@ -286,7 +286,14 @@ int run_arch_scan() {
       for (const auto& t : *parsed) {
         if (auto e = arch::check_known(t)) add("unknown-arch", Severity::error, file, s, *e, "");
         else if (release) {
-          if (auto b = arch::check_buildable(t, *release)) add("not-buildable", Severity::error, file, s, *b, "");
+          // A warning here, not an error: build files often hold one list
+          // per toolkit release behind a version check the scanner cannot
+          // evaluate (apex's setup.py: 6.0;...;7.0 for CUDA 11.x, 7.5;... for
+          // 13.0), so a list another release cannot build is not wrong.
+          if (auto b = arch::check_buildable(t, *release))
+            add("not-buildable", Severity::warning, file, s, *b,
+                "if this list is used with CUDA " + release->to_string() + ", drop the architecture; if it belongs to "
+                "another toolkit release, nothing is wrong");
           else if (auto d = arch::check_deprecated(t, *release))
             add("deprecated-arch", Severity::warning, file, s, *d, "");
         }
