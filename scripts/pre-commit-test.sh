@@ -71,7 +71,7 @@ printf '[project]\nname = "k"\n\n[tool.cuwheel]\ncuda-major = 13\nsass = ["sm_80
 printf 'cuda-major = 13\nsas = ["sm_80"]\n' >"$proj/sub/cuwheel.toml"
 printf 'project(k LANGUAGES CXX CUDA)\nset(CMAKE_CUDA_ARCHITECTURES 75 80 90)\n' >"$proj/CMakeLists.txt"
 printf 'export TORCH_CUDA_ARCH_LIST="7.0;8.0;9.0+PTX"\n' >"$proj/build.sh"
-printf 'TORCH_CUDA_ARCH_LIST="8.0 banana"\n' >"$proj/broken.sh"
+printf 'TORCH_CUDA_ARCH_LIST="8.0;9.0+ptx"\n' >"$proj/broken.sh"
 (cd "$proj" && git init -q && git add -A && git commit -qm proj) || exit 2
 
 # try HOOK FILES...: pre-commit try-repo of one hook; output in $tmp/out.
