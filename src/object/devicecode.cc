@@ -248,7 +248,7 @@ void fill_payloads(std::vector<EntryFacts>& facts, const std::vector<const fatbi
 }  // namespace
 
 Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* warnings, const DoneFn& done,
-                                      DecodeBudget* budget) {
+                                      DecodeBudget* budget, Sections sections) {
   DecodeBudget own(data.size());
   if (!budget) budget = &own;
   DeviceCode out;
@@ -271,11 +271,11 @@ Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* w
   }
   auto f = elf::File::parse(data, warnings);
   if (!f) return f.error();
-  return read_device_code(*f, depth, warnings, done, budget);
+  return read_device_code(*f, depth, warnings, done, budget, sections);
 }
 
 Expected<DeviceCode> read_device_code(const elf::File& file, Depth depth, WarningSink* warnings, const DoneFn& done,
-                                      DecodeBudget* budget) {
+                                      DecodeBudget* budget, Sections sections) {
   DeviceCode out;
   const ByteView data = file.data();
   DecodeBudget own(data.size());
@@ -297,7 +297,7 @@ Expected<DeviceCode> read_device_code(const elf::File& file, Depth depth, Warnin
     out.has_executable = true;
     return out;
   }
-  auto located = fatbin::find_in_elf(*f, warnings, &out.stopped, done);
+  auto located = fatbin::find_in_elf(*f, warnings, &out.stopped, done, sections == Sections::all);
   if (!located) return located.error();
   // Finding the containers touched relocation tables and headers all over
   // the file; let them go before the payloads are read.

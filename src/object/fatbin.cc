@@ -248,7 +248,7 @@ Origin origin_of(const std::string& name) {
 
 Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warnings,
                                            std::optional<Error>* stopped,
-                                           const std::function<void(ByteView)>& parsed) {
+                                           const std::function<void(ByteView)>& parsed, bool data_sections) {
   std::vector<Located> out;
   ByteView d = f.data();
   const auto& secs = f.sections();
@@ -408,6 +408,7 @@ Expected<std::vector<Located>> find_in_elf(const elf::File& f, WarningSink* warn
   // library may keep containers there and load them itself. Only the
   // strict scan counts, as for files without section headers.
   for (const auto& s : secs) {
+    if (!data_sections) break;
     if (origin_of(s.name) != Origin::other || s.type != elf::SHT_PROGBITS) continue;
     if (!(s.flags & kShfAlloc) || (s.flags & kShfExecInstr) || (s.flags & elf::SHF_COMPRESSED)) continue;
     if (s.size < kContainerHeaderSize || !in_bounds(d.size(), s.offset, s.size)) continue;

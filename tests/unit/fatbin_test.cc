@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "byte_builders.h"
+#include "cuwheel/base/fileio.h"
 #include "cuwheel/check/check.h"
 #include "cuwheel/object/cubin.h"
 #include "cuwheel/object/devicecode.h"
@@ -815,4 +816,25 @@ TEST(FatbinData, CodeNonAllocatedAndDecoysAreNotScanned) {
   auto l = fatbin::find_in_elf(*f, nullptr);
   ASSERT_TRUE(l);
   EXPECT_TRUE(l->empty());
+}
+
+// `list --format cuobjdump` reads only what cuobjdump lists: a library's
+// unreferenced containers in other data sections (.rodata here) are found
+// for show/check (Sections::all) and not read at all for the listing
+// (Sections::listed), whose output is the same either way.
+TEST(FindInElf, DataSectionScanIsSkippedForTheListing) {
+  auto bytes = read_whole_file(std::string(CUWHEEL_SOURCE_DIR) + "/tests/fixtures/datafatbin/libown_rodata.so");
+  ASSERT_TRUE(bytes) << bytes.error().message();
+  ByteView v(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
+  auto all = read_device_code(v, Depth::arch, nullptr);
+  auto listed = read_device_code(v, Depth::arch, nullptr, {}, nullptr, Sections::listed);
+  ASSERT_TRUE(all && listed);
+  auto data_entries = [](const DeviceCode& dc) {
+    size_t n = 0;
+    for (const auto& e : dc.entries) n += e.origin == fatbin::Origin::data;
+    return n;
+  };
+  EXPECT_GT(data_entries(*all), 0u);
+  EXPECT_EQ(data_entries(*listed), 0u);
+  EXPECT_EQ(all->entries.size() - data_entries(*all), listed->entries.size());
 }

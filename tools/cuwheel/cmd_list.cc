@@ -184,7 +184,10 @@ class ListVisitor : public InputVisitor {
     }
     cuobjdump::ObjectCode oc;
     oc.member = group_in_container_ ? printable(obj.archive_member) : obj.archive_member;
-    oc.code = read_device_code(obj.bytes, Depth::arch, nullptr, [&obj](ByteView v) { obj.release(v); });
+    // Only what cuobjdump lists: the data sections' unreferenced containers
+    // (cuobjdump.h listing_order leaves them out) are not read at all.
+    oc.code = read_device_code(obj.bytes, Depth::arch, nullptr, [&obj](ByteView v) { obj.release(v); }, nullptr,
+                               Sections::listed);
     group_objects_.push_back(std::move(oc));
   }
 

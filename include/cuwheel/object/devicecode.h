@@ -127,15 +127,25 @@ class DecodeBudget {
 /// `done`, when set, is called after each entry's payload has been read
 /// with the entry's stored bytes, so that a caller reading a large mapped
 /// file can let those pages go (Blob::release) and keep memory flat.
+///
+/// `sections`: Sections::all (the default) also finds the containers a
+/// library keeps unreferenced in other allocated data sections (`.ldata`,
+/// fatbin.h find_in_elf() step 3), which show, check and probe count;
+/// Sections::listed only what cuobjdump lists (containers reached through
+/// wrappers, and the fatbin sections), for `list --format cuobjdump`: it
+/// skips reading the data sections (about 400 MB in libcublasLt.so.13).
 using DoneFn = std::function<void(ByteView)>;
+enum class Sections { all, listed };
 Expected<DeviceCode> read_device_code(ByteView data, Depth depth, WarningSink* warnings,
-                                      const DoneFn& done = {}, DecodeBudget* budget = nullptr);
+                                      const DoneFn& done = {}, DecodeBudget* budget = nullptr,
+                                      Sections sections = Sections::all);
 
 /// The same for an ELF file already parsed (a host ELF or a raw cubin), so
 /// a caller that also reads its load facts parses it once. `file.data()` is
 /// the whole object; `file` and its bytes must outlive the call.
 Expected<DeviceCode> read_device_code(const elf::File& file, Depth depth, WarningSink* warnings,
-                                      const DoneFn& done = {}, DecodeBudget* budget = nullptr);
+                                      const DoneFn& done = {}, DecodeBudget* budget = nullptr,
+                                      Sections sections = Sections::all);
 
 /// True when `data` looks like an object read_device_code() accepts
 /// (ELF magic or fatbin container magic).

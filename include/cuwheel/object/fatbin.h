@@ -158,9 +158,13 @@ struct Located {
 ///
 /// `parsed`, when set, is called with each container's bytes right after
 /// its headers are read, so a caller can let the pages go (Blob::release).
+///
+/// `data_sections` false skips step 3 (the scan of other allocated data
+/// sections for unreferenced containers), which cuobjdump never lists.
 Expected<std::vector<Located>> find_in_elf(const elf::File& file, WarningSink* warnings,
                                            std::optional<Error>* stopped = nullptr,
-                                           const std::function<void(ByteView)>& parsed = {});
+                                           const std::function<void(ByteView)>& parsed = {},
+                                           bool data_sections = true);
 
 /// Decodes an entry's payload: the stored bytes when raw, else LZ4 (raw
 /// block) or ZSTD (frame) decompression of exactly compressed_size bytes
