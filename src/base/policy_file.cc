@@ -20,7 +20,11 @@ bool holds(const fs::path& file, std::string_view keys) {
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return false;
   if (keys.empty()) return true;
-  auto text = read_whole_file(file.string(), size_t{16} << 20);
+  // Over the 16 MiB a policy may have: it counts, so that loading it says
+  // so, instead of the command running on the built-in policy as if there
+  // were none (docs/limits.md).
+  if (auto size = fs::file_size(file, ec); !ec && size > kMaxPolicyBytes) return true;
+  auto text = read_whole_file(file.string(), kMaxPolicyBytes);
   if (!text) return false;
   auto parsed = tomlsafe::parse(*text, file.string());
   if (!parsed) return text->find(keys) != std::string::npos;
@@ -71,7 +75,7 @@ std::string near_miss(const std::string& start, std::string_view section) {
     for (const char* name : {"cuwheel.toml", "pyproject.toml"}) {
       fs::path file = dir / name;
       if (!fs::is_regular_file(file, ec)) continue;
-      auto text = read_whole_file(file.string(), size_t{16} << 20);
+      auto text = read_whole_file(file.string(), kMaxPolicyBytes);
       if (!text) continue;
       auto parsed = tomlsafe::parse(*text, file.string());
       if (!parsed) continue;

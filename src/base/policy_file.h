@@ -6,10 +6,14 @@
 // reserves its [tool.<name>] tables for tools: ours is [tool.cuwheel]).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace cuwheel::policyfile {
+
+/// The largest policy file any command reads: 16 MiB (docs/limits.md).
+inline constexpr uint64_t kMaxPolicyBytes = uint64_t{16} << 20;
 
 /// Looks in `start` (a folder; relative to the working folder) and then in
 /// each parent, and returns the path of the first file that holds the
@@ -22,7 +26,8 @@ namespace cuwheel::policyfile {
 /// (`section`, or `tool.cuwheel[.section]`), so that loading it reports the
 /// syntax error instead of the command silently running on its defaults.
 /// Only regular files are considered (a FIFO is never opened); a file that
-/// cannot be read, or is over 16 MiB, does not count. Never fails.
+/// cannot be read does not count; one over kMaxPolicyBytes counts (without
+/// being read), so that loading it reports its size. Never fails.
 std::string find(const std::string& start, std::string_view section);
 
 /// For a command whose find() came back empty: the first file on the same

@@ -222,6 +222,8 @@ Status validate_policy(const Policy& p) {
 Expected<Policy> load_policy(const std::string& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return Error(path + ": not a policy file (missing, or not a regular file)");
+  if (auto size = fs::file_size(path, ec); !ec && size > policyfile::kMaxPolicyBytes)
+    return Error(path + ": " + std::to_string(size) + " bytes; a policy file is at most 16 MiB (docs/limits.md)");
   auto parsed = tomlsafe::parse_file(path);
   if (!parsed) return parsed.error();
   const toml::table& root = *parsed;

@@ -62,6 +62,16 @@ expect_rc 2 "tool.cuwheel not a table"; expect_err "pyproject.toml:2: tool.cuwhe
 printf '[tool.cuwheel]\nmatrix = 3\n' >"$WORK/types3/pyproject.toml"
 run policy "$WORK/types3/pyproject.toml"
 expect_rc 2 "matrix not a table"; expect_err "matrix must be a table ([tool.cuwheel.matrix])" "matrix named"
+# Over 16 MiB: refused, also when the search finds it (it was skipped, and
+# the built-in policy used as if there were none).
+mkdir -p "$WORK/huge"
+python3 -c "import sys; open(sys.argv[1], 'w').write('[tool.cuwheel]\ncuda-major = 13\n' + ('#' + 'y' * 99 + '\n') * 170000)" \
+  "$WORK/huge/pyproject.toml"
+run policy "$WORK/huge/pyproject.toml"
+expect_rc 2 "a policy over 16 MiB"; expect_err "a policy file is at most 16 MiB" "the size is named"
+rc=0; (cd "$WORK/huge" && "$CUWHEEL" check "$FIXTURES/bin/libplain.so" >"$WORK/out" 2>"$WORK/err") || rc=$?
+expect_rc 2 "check finds the policy over 16 MiB"; expect_err "a policy file is at most 16 MiB" "check names it"
+rm -f "$WORK/huge/pyproject.toml"
 # Hostile: not TOML, a folder, binary bytes.
 printf '[tool.cuwheel\n' >"$WORK/broken.toml"
 run policy "$WORK/broken.toml"
