@@ -90,6 +90,19 @@ int emit(const std::string& text) {
   return kExitOk;
 }
 
+// --release X.Y, when given, into `out`; false (the error printed) when
+// it is not a release of the table.
+bool release_flag(std::optional<arch::Release>& out) {
+  if (g_opts.release.empty()) return true;
+  auto r = arch::parse_release(g_opts.release);
+  if (!r) {
+    error("--release", r.error().message());
+    return false;
+  }
+  out = *r;
+  return true;
+}
+
 int run_arch_once() {
   const auto& o = g_opts;
   bool want_json = o.format == "json" || o.to == "json";
@@ -97,14 +110,7 @@ int run_arch_once() {
   if (o.to != "json") to_form = arch::parse_form(o.to);
 
   std::optional<arch::Release> release;
-  if (!o.release.empty()) {
-    auto r = arch::parse_release(o.release);
-    if (!r) {
-      error("--release", r.error().message());
-      return kExitUnreadable;
-    }
-    release = *r;
-  }
+  if (!release_flag(release)) return kExitUnreadable;
 
   std::vector<arch::Target> targets;
   std::string input_text;
@@ -228,14 +234,7 @@ bool names_a_set(const std::string& message) { return message.find("is a named a
 int run_arch_scan() {
   const auto& o = g_opts;
   std::optional<arch::Release> release;
-  if (!o.release.empty()) {
-    auto r = arch::parse_release(o.release);
-    if (!r) {
-      error("--release", r.error().message());
-      return kExitUnreadable;
-    }
-    release = *r;
-  }
+  if (!release_flag(release)) return kExitUnreadable;
   if (o.list.empty()) {
     error("--scan", "give the files to search for architecture lists (CMakeLists.txt, *.cmake, scripts, CI workflows)");
     return kExitUnreadable;
