@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 FUZZ_SECONDS ?= 10
 FUZZ_TARGETS = $(basename $(notdir $(wildcard fuzz/fuzz_*.cc)))
 
-.PHONY: all deps build demo test fuzz-smoke clean fixtures bench wheel python-tests
+.PHONY: all deps build demo test fuzz-smoke clean fixtures bench wheel python-tests example
 
 all: build
 
@@ -28,6 +28,14 @@ build: deps $(BUILD)/build.ninja
 demo: deps
 	@bash scripts/build-quiet.sh $(DEMO_BUILD) cuwheel -DCMAKE_BUILD_TYPE=Release -DCUWHEEL_TESTS=OFF
 	@bash scripts/demo.sh $(DEMO_BUILD)/cuwheel
+
+# The worked example (examples/dual-major/README.md): the seeds' whole
+# pipeline on a core wheel and CUDA 12 / CUDA 13 plugin wheels, built from
+# source (needs PyPI the first time and the CUDA 13 toolkit). `make test`
+# runs its short form on the committed wheels.
+example: deps
+	@bash scripts/build-quiet.sh $(DEMO_BUILD) cuwheel -DCMAKE_BUILD_TYPE=Release -DCUWHEEL_TESTS=OFF
+	bash examples/dual-major/flow.sh --cuwheel $(DEMO_BUILD)/cuwheel
 
 # Every test: unit tests, golden cuobjdump comparisons and CLI end-to-end
 # tests under AddressSanitizer + UndefinedBehaviorSanitizer, then each fuzz
