@@ -286,8 +286,13 @@ bool starts_word(std::string_view s, std::string_view w) {
 
 }  // namespace
 
-PtxInfo read_ptx(ByteView text, bool want_entries) {
+namespace {
+
+// read_ptx(); with `decided`, also whether the facts found are final (see
+// read_ptx_head).
+PtxInfo scan_ptx(ByteView text, bool want_entries, bool* decided) {
   PtxInfo info;
+  if (decided) *decided = false;
   const char* b = reinterpret_cast<const char*>(text.data());
   size_t n = text.size();
   if (n == 0) return info;  // an empty view may have a null data(); memchr(nullptr, ...) is undefined
@@ -305,11 +310,16 @@ PtxInfo read_ptx(ByteView text, bool want_entries) {
     if (eol == std::string_view::npos) eol = all.size();
     std::string_view line = all.substr(pos, eol - pos);
     pos = eol + 1;
+    // Facts are final once a line ends the header: later lines change
+    // nothing without entries wanted. A line cut by the end of a prefix
+    // may read otherwise whole, so it settles nothing.
+    const bool whole_line = eol < all.size();
     if (!want_entries) {
       size_t nul = line.find('\0');
       if (nul != std::string_view::npos) {
         line = line.substr(0, nul);
         pos = all.size();  // the text ends here
+        if (decided) *decided = true;
       }
     }
     // Strip comments. Most lines of a large PTX (instructions) have no '/'
@@ -360,6 +370,7 @@ PtxInfo read_ptx(ByteView text, bool want_entries) {
       else if (v == "32") info.address_size = 32;
     } else if (l[0] == '.' && !starts_word(l, ".version") && !starts_word(l, ".target") &&
                !starts_word(l, ".address_size")) {
+      if (decided && !header_done && (whole_line || *decided)) *decided = true;
       header_done = true;
       if (!want_entries) {
         if (info.version && !info.targets.empty()) break;
@@ -382,5 +393,11 @@ PtxInfo read_ptx(ByteView text, bool want_entries) {
   }
   return info;
 }
+
+}  // namespace
+
+PtxInfo read_ptx(ByteView text, bool want_entries) { return scan_ptx(text, want_entries, nullptr); }
+
+PtxInfo read_ptx_head(ByteView head, bool* decided) { return scan_ptx(head, false, decided); }
 
 }  // namespace cuwheel::cubin

@@ -52,6 +52,9 @@ namespace {
 // (fatbin::decode_partial) of this prefix and the tables at the end.
 constexpr uint64_t kPartialAbove = 4u << 20;
 constexpr uint64_t kPartialPrefix = 8u << 20;
+// PTX over kPartialAbove is read from its first this many bytes when they
+// hold its header (read_ptx_head), else decoded whole.
+constexpr uint64_t kPtxHead = 1u << 20;
 
 void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSink* warnings) {
   if (depth == Depth::headers) return;
@@ -105,6 +108,21 @@ void fill_payload(EntryFacts& f, const fatbin::Entry& e, Depth depth, WarningSin
     if (f.compression == fatbin::Compression::none) {
       f.ptx = cubin::read_ptx(e.stored, depth == Depth::full);
     } else {
+      // Without entry names, only the header directives at the start are
+      // read: a large ZSTD PTX is decoded to its end (verified alike) but
+      // only its first kPtxHead bytes are kept, instead of a fresh buffer
+      // of its whole size (vLLM's flash-attention PTX is 6-11 MB each).
+      if (depth == Depth::verify && f.compression == fatbin::Compression::zstd &&
+          e.uncompressed_size > kPartialAbove) {
+        auto h = fatbin::decode_head(e, scratch, kPtxHead);
+        if (!h) return fail(h.error());
+        bool decided = h->size() < kPtxHead;
+        cubin::PtxInfo info = decided ? cubin::read_ptx(*h, false) : cubin::read_ptx_head(*h, &decided);
+        if (decided) {
+          f.ptx = std::move(info);
+          return;
+        }
+      }
       auto d = fatbin::decode_into(e, scratch);
       if (!d) return fail(d.error());
       f.ptx = cubin::read_ptx(*d, depth == Depth::full);

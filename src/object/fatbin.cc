@@ -577,6 +577,69 @@ Expected<ByteView> decode_into(const Entry& e, DecodeBuffer& buffer, uint64_t ma
   return Error(where + ": unknown compression");
 }
 
+namespace {
+// Where decoded bytes that are not kept go, one per thread.
+std::vector<uint8_t>& discard_buffer() {
+  thread_local std::vector<uint8_t> step;
+  step.resize(1u << 20);
+  return step;
+}
+}  // namespace
+
+Expected<ByteView> decode_head(const Entry& e, DecodeBuffer& buffer, uint64_t keep, uint64_t max_output) {
+  if (e.compression() != Compression::zstd) return decode_into(e, buffer, max_output);
+  // decode_into()'s ZSTD case, step for step, with the output past `keep`
+  // dropped: the same checks in the same order, the same errors.
+  const std::string where = "entry at " + hex(e.offset);
+  uint64_t cap = e.uncompressed_size;
+  if (cap > max_output)
+    return Error(where + ": declared uncompressed size " + hex(e.uncompressed_size) + " exceeds the limit " + hex(max_output));
+  unsigned long long declared = ZSTD_getFrameContentSize(e.stored.data(), e.stored.size());
+  if (declared == ZSTD_CONTENTSIZE_ERROR) return Error(where + ": not a ZSTD frame");
+  if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != cap)
+    return Error(where + ": ZSTD frame declares " + hex(declared) + " bytes but the entry header says " + hex(cap));
+  ZSTD_DCtx* dctx = thread_dctx();
+  if (!dctx) return Error("out of memory");
+  const uint64_t plausible = std::max<uint64_t>(1u << 20, uint64_t(e.stored.size()) * 256);
+  // decode_into() decodes in one call when it can, and again in steps when
+  // that fails; both decode the same first frame, so decoding in steps
+  // alone gives the same bytes or the same error. `room` is the buffer
+  // decode_into() would have at this point; only `keep` bytes of it exist.
+  keep = std::min(keep, cap);
+  uint8_t* const head = buffer.reserve(static_cast<size_t>(std::max<uint64_t>(keep, 1)));
+  std::vector<uint8_t>& sink = discard_buffer();
+  uint64_t room = std::min<uint64_t>(cap, plausible);
+  ZSTD_inBuffer in{e.stored.data(), e.stored.size(), 0};
+  uint64_t produced = 0;
+  for (;;) {
+    uint8_t* dst;
+    size_t len;
+    if (produced < keep) {
+      dst = head + produced;
+      len = static_cast<size_t>(std::min(room, keep) - produced);
+    } else {
+      dst = sink.data();
+      len = static_cast<size_t>(std::min<uint64_t>(room - produced, sink.size()));
+    }
+    ZSTD_outBuffer ob{dst, len, 0};
+    const size_t in_before = in.pos;
+    size_t r = ZSTD_decompressStream(dctx, &ob, &in);
+    const bool progress = ob.pos != 0 || in.pos != in_before;
+    produced += ob.pos;
+    if (ZSTD_isError(r)) return Error(where + ": ZSTD frame: " + ZSTD_getErrorName(r));
+    if (r == 0) break;  // frame complete
+    if (produced == room) {
+      if (room >= cap) return Error(where + ": ZSTD frame decodes to more than the declared size " + hex(cap));
+      room = std::min<uint64_t>(cap, room * 2);
+    } else if (ob.pos == len) {
+      continue;  // this piece of the room is full: decode_into() would still be writing
+    } else if (in.pos == in.size || !progress) {
+      return Error(where + ": ZSTD frame: truncated (decoded " + hex(produced) + " bytes)");
+    }
+  }
+  return ByteView(head, static_cast<size_t>(std::min(produced, keep)));
+}
+
 PartialBuffer::~PartialBuffer() {
   if (data_) munmap(data_, size_);
 }

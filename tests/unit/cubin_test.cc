@@ -356,3 +356,35 @@ TEST(CubinRela, LinkToANonSymbolTableIsNamed) {
   ASSERT_TRUE(rel);
   EXPECT_EQ(rel->rela_link_error, "");
 }
+
+// read_ptx_head: facts from a prefix are final only once a whole line ends
+// the header (or a NUL ends the text).
+TEST(PtxHead, DecidedOnlyOnWholeLines) {
+  const std::string text = "// comment\n.version 8.5\n.target sm_90a\n.address_size 64\n\n.visible .entry k()\n{\n}\n";
+  const cubin::PtxInfo full = cubin::read_ptx(bytes_of(text), false);
+  const size_t header_end = text.find(".visible");
+  const size_t line_end = text.find('\n', header_end);
+  for (size_t n = 1; n <= text.size(); ++n) {
+    SCOPED_TRACE(n);
+    bool decided = true;
+    auto v = bytes_of(text.substr(0, n));
+    cubin::PtxInfo p = cubin::read_ptx_head(v, &decided);
+    EXPECT_EQ(decided, n > line_end);
+    if (decided) {
+      EXPECT_EQ(p.version, full.version);
+      EXPECT_EQ(p.targets, full.targets);
+      EXPECT_EQ(p.address_size, full.address_size);
+    }
+  }
+  // A cut ".target sm_9" is not the whole line's "sm_90a".
+  bool decided = true;
+  cubin::read_ptx_head(bytes_of(".version 8.5\n.target sm_9"), &decided);
+  EXPECT_FALSE(decided);
+  // A NUL ends the text: decided, however little came before.
+  std::string nul = ".version 8.5\n.target sm_80";
+  nul.push_back('\0');
+  nul += "garbage";
+  cubin::PtxInfo p = cubin::read_ptx_head(bytes_of(nul), &decided);
+  EXPECT_TRUE(decided);
+  EXPECT_EQ(p.targets, std::vector<std::string>{"sm_80"});
+}

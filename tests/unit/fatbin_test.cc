@@ -524,6 +524,46 @@ TEST(FatbinPartial, ErrorsAreTheWholeDecodersErrors) {
   EXPECT_FALSE(cubin::cubin_reads_within(ok->view, ok->kept));
 }
 
+// decode_head: the whole payload decoded and checked as decode_into does,
+// only its first bytes kept.
+TEST(FatbinDecodeHead, SameBytesAndErrorsAsDecodeInto) {
+  Bytes plain = sample_payload(300000);
+  Bytes frame = zstd_frame(plain);
+  auto whole = [](const fatbin::Entry& e) -> std::string {
+    fatbin::DecodeBuffer b;
+    auto d = fatbin::decode_into(e, b);
+    return d ? std::string(reinterpret_cast<const char*>(d->data()), d->size()) : "error: " + d.error().message();
+  };
+  auto head = [](const fatbin::Entry& e, uint64_t keep) -> std::string {
+    fatbin::DecodeBuffer b;
+    auto d = fatbin::decode_head(e, b, keep);
+    return d ? std::string(reinterpret_cast<const char*>(d->data()), d->size()) : "error: " + d.error().message();
+  };
+  auto good = hold(compressed_container(frame, fatbin::kFlagZstd, plain.size()));
+  for (uint64_t keep : {uint64_t{1}, uint64_t{64}, uint64_t{4096}, uint64_t{plain.size()}, uint64_t{plain.size() + 9}}) {
+    SCOPED_TRACE(keep);
+    EXPECT_EQ(head(good.e, keep), whole(good.e).substr(0, keep));
+  }
+  Bytes cut(frame.begin(), frame.begin() + frame.size() / 2);
+  Bytes flipped = frame;
+  flipped[flipped.size() / 2] ^= 0x5a;
+  Bytes twice = frame;
+  twice.insert(twice.end(), frame.begin(), frame.end());
+  const std::vector<std::pair<Bytes, uint64_t>> bad = {
+      {cut, plain.size()}, {flipped, plain.size()}, {frame, plain.size() - 1}, {frame, plain.size() + 1},
+      {twice, plain.size()}, {Bytes{1, 2, 3, 4, 5, 6, 7, 8}, plain.size()}};
+  for (size_t i = 0; i < bad.size(); ++i) {
+    SCOPED_TRACE(i);
+    auto h = hold(compressed_container(bad[i].first, fatbin::kFlagZstd, bad[i].second));
+    const std::string w = whole(h.e);
+    EXPECT_EQ(head(h.e, 64), w.rfind("error: ", 0) == 0 ? w : w.substr(0, 64));
+  }
+  fatbin::DecodeBuffer b;
+  auto limit = fatbin::decode_head(good.e, b, 64, 1000);
+  ASSERT_FALSE(limit);
+  EXPECT_EQ(limit.error().message(), "entry at 0x10: declared uncompressed size 0x493e0 exceeds the limit 0x3e8");
+}
+
 TEST(FatbinDecode, Lz4DeclaredSizeTooSmall) {
   Bytes plain = sample_payload(5000);
   auto held_entry = hold(compressed_container(lz4_block(plain), fatbin::kFlagLz4, 4000));

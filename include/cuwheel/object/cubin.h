@@ -96,6 +96,12 @@ struct PtxInfo {
 /// `.version`, fatbin-format.md section 6; use the entry header then).
 PtxInfo read_ptx(ByteView text, bool want_entries);
 
+/// read_ptx(head, false) for `head`, the first bytes of a longer PTX text.
+/// Sets *decided when those bytes settle the facts, so that read_ptx(text,
+/// false) on the whole text gives the same: the header ended on a line
+/// that `head` holds to its newline, or the text ended at a NUL within it.
+PtxInfo read_ptx_head(ByteView head, bool* decided);
+
 // Which CUDA release emitted a PTX ISA version and which driver JITs it are
 // the release table's questions: cuwheel/cuda/releases.h.
 

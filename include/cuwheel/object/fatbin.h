@@ -199,6 +199,17 @@ class DecodeBuffer {
 /// declares its size is decoded in one call; ZSTD state is kept per thread.
 Expected<ByteView> decode_into(const Entry& e, DecodeBuffer& buffer, uint64_t max_output = (1ull << 30));
 
+/// decode_into() for a reader that needs only the first `keep` bytes of a
+/// payload: a ZSTD payload is still decoded to its end, with decode_into()'s
+/// checks, limits and errors (so a corrupt one fails alike), but past
+/// `keep` bytes the output goes through the ZSTD window and is dropped, so
+/// memory is `keep` bytes and the window, whatever the payload's size.
+/// Returns the first min(keep, decoded size) bytes, in `buffer`; the
+/// payload was shorter than `keep` when the view is shorter. Other
+/// compressions: decode_into().
+Expected<ByteView> decode_head(const Entry& e, DecodeBuffer& buffer, uint64_t keep,
+                               uint64_t max_output = (1ull << 30));
+
 /// [begin, end) byte ranges of a payload, sorted and disjoint.
 using ByteRanges = std::vector<std::pair<uint64_t, uint64_t>>;
 
