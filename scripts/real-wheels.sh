@@ -14,6 +14,8 @@
 #   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo && cmake --build build
 #   scripts/real-wheels.sh > /tmp/real-wheels.md      # the table
 #   FINDINGS=1 scripts/real-wheels.sh                  # also every finding's first line
+#   CACHED=1 RUNS=3 scripts/real-wheels.sh             # speed: every wheel already in WHEEL_CACHE,
+#                                                      # check and unzip alternating 3 times each
 #
 # Environment
 #   CUWHEEL      cuwheel binary (default build/cuwheel)
@@ -23,6 +25,11 @@
 #   DEPS         a folder of dependency wheels passed as --deps (optional)
 #   PLATFORM     pip --platform (default manylinux_2_28_x86_64, with the
 #                older manylinux tags it implies)
+#   CACHED       1: check every *.whl in WHEEL_CACHE instead of WHEELS (no download)
+#   RUNS         runs of each command per wheel (default 1), `check` and `unzip -p`
+#                alternating so that load from other work hits both alike; the
+#                CPU columns are each command's minimum user+sys over the runs,
+#                the peak column the largest peak RSS of the check runs
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -58,7 +65,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "| wheel | size (MB) | errors | warnings | notes | findings by rule | check CPU (s) | unzip CPU (s) | ratio | check peak (MB) |"
 echo "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"
-for spec in $WHEELS; do
+runs=${RUNS:-1}
+if [ -n "${CACHED:-}" ]; then
+  specs=$(ls "$WHEEL_CACHE"/*.whl)
+else
+  specs=$WHEELS
+fi
+for spec in $specs; do
+  if [ -n "${CACHED:-}" ]; then
+    f=$spec
+  else
   name=${spec%%==*}; ver=${spec#*==}
   norm=$(echo "$name" | tr 'A-Z-.' 'a-z__')
   f=$(ls "$WHEEL_CACHE/$norm-$ver-"*.whl 2>/dev/null | head -n1 || true)
@@ -67,9 +83,17 @@ for spec in $WHEELS; do
       "${plat_args[@]}" -d "$WHEEL_CACHE" "$spec" >&2
     f=$(ls "$WHEEL_CACHE/$norm-$ver-"*.whl | head -n1)
   fi
-  /usr/bin/time -f '%U %S %M' -o "$work/t.check" "$CUWHEEL" check "${deps_args[@]}" --format json "$f" \
-    > "$work/out.json" 2> "$work/err" || true
-  /usr/bin/time -f '%U %S %M' -o "$work/t.unzip" unzip -p "$f" > /dev/null
+  fi
+  cc=; uc=; rss=0
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -f '%U %S %M' -o "$work/t.check" "$CUWHEEL" check "${deps_args[@]}" --format json "$f" \
+      > "$work/out.json" 2> "$work/err" || true
+    /usr/bin/time -f '%U %S %M' -o "$work/t.unzip" unzip -p "$f" > /dev/null
+    c=$(cpu_of "$work/t.check"); u=$(cpu_of "$work/t.unzip"); r=$(rss_of "$work/t.check")
+    cc=$(awk -v a="$c" -v b="$cc" 'BEGIN { print (b == "" || a + 0 < b + 0) ? a : b }')
+    uc=$(awk -v a="$u" -v b="$uc" 'BEGIN { print (b == "" || a + 0 < b + 0) ? a : b }')
+    [ "$r" -gt "$rss" ] && rss=$r
+  done
   read -r errors warnings notes rules < <(python3 - "$work/out.json" <<'PY'
 import collections, json, sys
 d = json.load(open(sys.argv[1]))
@@ -79,9 +103,8 @@ print(s["errors"], s["warnings"], s.get("notes", 0), ", ".join(f"{k} x{v}" for k
 PY
 )
   size=$(du -Lm "$f" | cut -f1)
-  cc=$(cpu_of "$work/t.check"); uc=$(cpu_of "$work/t.unzip")
   ratio=$(awk -v a="$cc" -v b="$uc" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
-  echo "| $(basename "$f") | $size | $errors | $warnings | $notes | $rules | $cc | $uc | $ratio | $(rss_of "$work/t.check") |"
+  echo "| $(basename "$f") | $size | $errors | $warnings | $notes | $rules | $cc | $uc | $ratio | $rss |"
   if [ -n "${FINDINGS:-}" ]; then
     python3 - "$work/out.json" <<'PY' >&2
 import json, sys
