@@ -57,7 +57,15 @@ pass=0 fail=0
 section() { printf '\n## %s\n' "$*"; }
 # The command as a reader would type it: cuwheel for the binary, paths
 # relative to the project tree.
-shown() { local s="$*"; s=${s//$cw/cuwheel}; s=${s//$tree\//}; s=${s//$work/\$WORK}; printf '$ %s\n' "$s"; }
+shown() {
+  local s="" a
+  for a in "$@"; do
+    case $a in *[[:space:]\;\'\"]*) a="'$a'" ;; esac
+    s="$s $a"
+  done
+  s=${s# }; s=${s//$cw/cuwheel}; s=${s//$tree\//}; s=${s//$work/\$WORK}
+  printf '$ %s\n' "$s"
+}
 # run RC CMD...: runs CMD in the tree, prints it and its output (the
 # transcript), keeps the output in $work/out, checks the exit status.
 run() {
