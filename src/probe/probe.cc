@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -110,6 +111,7 @@ std::string_view to_string(Verdict v) {
     case Verdict::partial: return "partial";
     case Verdict::ptx_unsupported: return "ptx-unsupported";
     case Verdict::no_image: return "no-image";
+    case Verdict::driver_too_old: return "driver-too-old";
   }
   return "";
 }
@@ -117,7 +119,7 @@ std::string_view to_string(Verdict v) {
 Verdict weakest(Verdict a, Verdict b) { return static_cast<uint8_t>(a) >= static_cast<uint8_t>(b) ? a : b; }
 
 int cuda_error(Verdict v) {
-  return v == Verdict::no_image ? 209 : v == Verdict::ptx_unsupported ? 222 : 0;
+  return v == Verdict::no_image ? 209 : v == Verdict::ptx_unsupported ? 222 : v == Verdict::driver_too_old ? 35 : 0;
 }
 
 Expected<DriverLimit> parse_driver(std::string_view text) {
@@ -381,10 +383,50 @@ LibraryVerdict judge_library(const std::vector<Image>& images, const Gpu& gpu,
   return lv;
 }
 
+std::optional<RuntimeNeed> runtime_need(const CudaRuntime& runtime, const std::vector<Image>& images) {
+  using K = CudaRuntime::Kind;
+  if ((runtime.kind == K::shared || runtime.kind == K::is_runtime) && runtime.major > 0)
+    return RuntimeNeed{runtime.major, false, runtime.soname + (runtime.kind == K::shared ? " (DT_NEEDED)" : " (itself)")};
+  if (runtime.kind != K::static_runtime) return std::nullopt;
+  std::optional<cuda::PtxIsa> newest;
+  for (const auto& img : images)
+    for (const auto& p : img.ptx) {
+      int major = 0, minor = 0;
+      if (std::sscanf(p.isa.c_str(), "%d.%d", &major, &minor) != 2) continue;
+      cuda::PtxIsa isa{major, minor};
+      if (!newest || isa > *newest) newest = isa;
+    }
+  if (!newest) return std::nullopt;
+  auto release = cuda::release_for_ptx(*newest);
+  if (!release) return std::nullopt;
+  return RuntimeNeed{static_cast<int>(release->major), true,
+                     "static, presumably CUDA " + std::to_string(release->major) + " (its newest PTX, ISA " +
+                         newest->to_string() + ", is CUDA " + release->to_string() + "'s)"};
+}
+
+bool apply_runtime_need(LibraryVerdict& lv, const RuntimeNeed& need, const DriverLimit& driver) {
+  if (need.major <= 0 || driver.cuda.major >= static_cast<unsigned>(need.major)) return false;
+  const cuda::ReleaseInfo* first = cuda::find_release(cuda::Release{static_cast<unsigned>(need.major), 0});
+  std::string min = first && !first->min_driver.empty() ? " (driver " + std::string(first->min_driver) + " or newer)" : "";
+  ImageVerdict v;
+  v.verdict = Verdict::driver_too_old;
+  v.needs_cuda = std::to_string(need.major) + ".0";
+  if (first) v.needs_driver = std::string(first->min_driver);
+  v.reason = "its CUDA runtime, " + need.evidence + ", needs a driver for CUDA " + v.needs_cuda + " or newer" + min +
+             "; this driver supports CUDA " + driver.cuda.to_string() +
+             ": the first CUDA call fails with cudaErrorInsufficientDriver (35), before any kernel";
+  lv.verdict = Verdict::driver_too_old;
+  lv.count = {};
+  lv.count[static_cast<size_t>(Verdict::driver_too_old)] = lv.images;
+  lv.worst = v;
+  lv.best = v;
+  return true;
+}
+
 int exit_status(const std::vector<Verdict>& verdicts) {
   int rc = 0;
   for (Verdict v : verdicts) {
-    if (v == Verdict::ptx_unsupported || v == Verdict::no_image) return 2;
+    if (v == Verdict::ptx_unsupported || v == Verdict::no_image || v == Verdict::driver_too_old) return 2;
     if (v != Verdict::native) rc = 1;
   }
   return rc;

@@ -524,3 +524,67 @@ TEST(ProbeHost, TwoLibcudaCopiesOnTheLoaderPath) {
   h.options.ld_library_path = "/a:/a";
   EXPECT_EQ(probe_host(h.options).libcuda_copies.size(), 1u);
 }
+
+// --- the CUDA runtime against the driver --------------------------------------
+// A runtime of major N needs a driver for CUDA N.0 or newer: a CUDA 13 wheel
+// (torch cu130, a plugin with the static 13.0 runtime) on a 12.8 driver fails
+// with cudaErrorInsufficientDriver (35) whatever its cubins.
+
+TEST(ProbeRuntime, SharedRuntimeMajorIsRead) {
+  CudaRuntime rt;
+  rt.kind = CudaRuntime::Kind::shared;
+  rt.major = 13;
+  rt.soname = "libcudart.so.13";
+  auto need = runtime_need(rt, {img({"sm_90"})});
+  ASSERT_TRUE(need);
+  EXPECT_EQ(need->major, 13);
+  EXPECT_FALSE(need->inferred);
+  EXPECT_EQ(need->evidence, "libcudart.so.13 (DT_NEEDED)");
+}
+
+TEST(ProbeRuntime, StaticRuntimeMajorIsInferredFromTheNewestPtx) {
+  CudaRuntime rt;
+  rt.kind = CudaRuntime::Kind::static_runtime;
+  auto need = runtime_need(rt, {img({"sm_90", "compute_90:8.8"}), img({"compute_121:9.0"})});
+  ASSERT_TRUE(need);
+  EXPECT_EQ(need->major, 13);
+  EXPECT_TRUE(need->inferred);
+  // 12.9's PTX: a CUDA 12 runtime.
+  need = runtime_need(rt, {img({"sm_90", "compute_121:8.8"})});
+  ASSERT_TRUE(need);
+  EXPECT_EQ(need->major, 12);
+  // No PTX, or an ISA no release emits: nothing to infer from.
+  EXPECT_FALSE(runtime_need(rt, {img({"sm_90", "sm_100"})}));
+  EXPECT_FALSE(runtime_need(rt, {img({"compute_90:7.9"})}));
+  // No runtime at all (a library that loads its code with the driver API).
+  EXPECT_FALSE(runtime_need(CudaRuntime{}, {img({"compute_90:9.0"})}));
+}
+
+TEST(ProbeRuntime, OlderMajorDriverFailsEveryImage) {
+  std::vector<Image> images = {img({"sm_90", "compute_90:9.0"}), img({"sm_80"})};
+  LibraryVerdict lv = judge_library(images, G("H100"), D("12.8"));
+  ASSERT_EQ(lv.verdict, Verdict::partial);  // the sm_80 image alone has no H100 code
+  RuntimeNeed need{13, false, "libcudart.so.13 (DT_NEEDED)"};
+  EXPECT_TRUE(apply_runtime_need(lv, need, D("12.8")));
+  EXPECT_EQ(lv.verdict, Verdict::driver_too_old);
+  EXPECT_EQ(lv.count[static_cast<size_t>(Verdict::driver_too_old)], 2u);
+  EXPECT_EQ(cuda_error(lv.verdict), 35);
+  EXPECT_NE(lv.worst.reason.find("cudaErrorInsufficientDriver (35)"), std::string::npos) << lv.worst.reason;
+  EXPECT_NE(lv.worst.reason.find("CUDA 13.0 or newer"), std::string::npos) << lv.worst.reason;
+  EXPECT_EQ(exit_status({Verdict::native, Verdict::driver_too_old}), 2);
+  EXPECT_EQ(to_string(Verdict::driver_too_old), "driver-too-old");
+  EXPECT_EQ(weakest(Verdict::no_image, Verdict::driver_too_old), Verdict::driver_too_old);
+}
+
+TEST(ProbeRuntime, SameOrNewerMajorDriverChangesNothing) {
+  std::vector<Image> images = {img({"sm_90"})};
+  RuntimeNeed need{13, false, "libcudart.so.13 (DT_NEEDED)"};
+  for (const char* d : {"13.0", "13.2", "580.65"}) {
+    LibraryVerdict lv = judge_library(images, G("H100"), D(d));
+    EXPECT_FALSE(apply_runtime_need(lv, need, D(d))) << d;  // minor version compatibility: 13.x on a 13.0 driver
+    EXPECT_EQ(lv.verdict, Verdict::native) << d;
+  }
+  // A CUDA 12 runtime on a CUDA 13 driver: backward compatible.
+  LibraryVerdict lv = judge_library(images, G("H100"), D("13.0"));
+  EXPECT_FALSE(apply_runtime_need(lv, RuntimeNeed{12, false, "libcudart.so.12 (DT_NEEDED)"}, D("13.0")));
+}

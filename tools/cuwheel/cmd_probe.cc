@@ -84,6 +84,7 @@ std::string verdict_text(Verdict v) {
     case Verdict::partial: return "partial";
     case Verdict::ptx_unsupported: return "FAILS 222";
     case Verdict::no_image: return "FAILS 209";
+    case Verdict::driver_too_old: return "FAILS 35";
   }
   return "";
 }
@@ -197,6 +198,7 @@ struct LibraryResult {
 struct InputResult {
   std::string path;
   std::string kind;
+  std::string distribution;            // installed: "name version" ("" otherwise)
   std::vector<LibraryResult> libraries;
   std::vector<Verdict> verdicts;       // per GPU: the weakest library's
   std::vector<std::string> weakest;    // per GPU: that library ("" when none)
@@ -218,6 +220,9 @@ InputResult judge_model(const model::CheckModel& m, const std::vector<probe::Gpu
   InputResult r;
   r.path = m.path;
   r.kind = kind_name(m.kind);
+  // One distribution of an installed environment: the folder and which.
+  if (m.kind == model::CheckModel::Kind::installed)
+    r.distribution = m.metadata ? m.metadata->name + " " + m.metadata->version : m.dist_info;
   for (const auto& lib : m.libraries) {
     if (!lib.device_read) continue;
     std::vector<probe::Image> images = probe::images_of(lib.device);
@@ -228,6 +233,11 @@ InputResult judge_model(const model::CheckModel& m, const std::vector<probe::Gpu
     if (lr.member.empty()) lr.member = m.path;
     lr.images = images.size();
     for (const auto& g : gpus) lr.per_gpu.push_back(probe::judge_library(images, g, driver));
+    // Whatever its device code, a library whose CUDA runtime is of a newer
+    // major than the driver supports fails at its first CUDA call.
+    if (driver && lib.is_elf)
+      if (auto need = probe::runtime_need(lib.load.runtime, images))
+        for (auto& lv : lr.per_gpu) probe::apply_runtime_need(lv, *need, *driver);
     r.libraries.push_back(std::move(lr));
   }
   for (size_t i = 0; i < gpus.size(); ++i) {
@@ -272,7 +282,7 @@ InputResult judge_model(const model::CheckModel& m, const std::vector<probe::Gpu
 }
 
 void print_input_text(const InputResult& r, const std::vector<probe::Gpu>& gpus) {
-  std::cout << esc(r.path) << "\n";
+  std::cout << esc(r.path) << (r.distribution.empty() ? "" : " (" + esc(r.distribution) + ")") << "\n";
   size_t width = 0;
   for (const auto& g : gpus) width = std::max(width, gpu_text(g).size());
   for (size_t i = 0; i < gpus.size(); ++i) {
@@ -324,7 +334,9 @@ json input_json(const InputResult& r, const std::vector<probe::Gpu>& gpus) {
     }
     libs.push_back({{"member", lib.member}, {"images", lib.images}, {"gpus", per}});
   }
-  return json{{"path", r.path}, {"kind", r.kind}, {"verdicts", verdicts}, {"libraries", libs}};
+  json j{{"path", r.path}, {"kind", r.kind}, {"verdicts", verdicts}, {"libraries", libs}};
+  if (!r.distribution.empty()) j["distribution"] = r.distribution;
+  return j;
 }
 
 
@@ -771,6 +783,8 @@ int run_probe() {
       unreadable.push_back({{"where", path}, {"message", ms.error().message()}});
       continue;
     }
+    std::vector<InputResult> here;
+    std::vector<std::string> without;  // distributions or wheels of a folder with no device code
     for (const auto& m : *ms) {
       for (const auto& [where, msg] : m.read_errors) {
         print_error(where, msg);
@@ -779,8 +793,34 @@ int run_probe() {
       if (m.unreadable) continue;
       // A single file that could not be read is unreadable, not "no device code".
       if (m.kind == model::CheckModel::Kind::library && !m.read_errors.empty()) continue;
-      results.push_back(judge_model(m, gpus, driver));
-      all.insert(all.end(), results.back().verdicts.begin(), results.back().verdicts.end());
+      InputResult r = judge_model(m, gpus, driver);
+      // In a folder or an environment, what carries no device code (the
+      // core wheel beside its plugins, pip, setuptools) has nothing to be
+      // judged on: it is named, not counted. Given alone, it is "unknown".
+      if (ms->size() > 1 && r.libraries.empty() && m.read_errors.empty()) {
+        without.push_back(!r.distribution.empty() ? r.distribution : m.path);
+        continue;
+      }
+      here.push_back(std::move(r));
+    }
+    if (here.empty() && !without.empty()) {
+      // Nothing in the folder has device code: one "unknown" for it.
+      model::CheckModel empty;
+      empty.path = path;
+      here.push_back(judge_model(empty, gpus, driver));
+      here.back().kind = ms->front().kind == model::CheckModel::Kind::installed ? "installed" : "directory";
+    } else if (!without.empty()) {
+      std::string list;
+      for (size_t k = 0; k < without.size() && k < 8; ++k) list += (k ? ", " : "") + without[k];
+      if (without.size() > 8) list += ", and " + std::to_string(without.size() - 8) + " more";
+      print_note(path, std::to_string(without.size()) + (ms->front().kind == model::CheckModel::Kind::installed
+                                                             ? " installed distribution"
+                                                             : " input") +
+                           (without.size() == 1 ? "" : "s") + " without device code, nothing to predict: " + list);
+    }
+    for (auto& r : here) {
+      all.insert(all.end(), r.verdicts.begin(), r.verdicts.end());
+      results.push_back(std::move(r));
     }
   }
   int rc = unreadable.empty() ? probe::exit_status(all) : kExitUnreadable;

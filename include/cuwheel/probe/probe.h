@@ -34,6 +34,7 @@
 #include "cuwheel/base/expected.h"
 #include "cuwheel/cuda/arch.h"
 #include "cuwheel/cuda/releases.h"
+#include "cuwheel/model/facts.h"
 #include "cuwheel/object/devicecode.h"
 
 namespace cuwheel::probe {
@@ -47,16 +48,21 @@ enum class Verdict : uint8_t {
   partial,          ///< a library some of whose images run and some cannot (209/222 when their kernels are called)
   ptx_unsupported,  ///< only PTX the driver's JIT refuses: CUDA error 222
   no_image,         ///< no cubin and no PTX for the GPU: CUDA error 209
+  /// the library's CUDA runtime is of a newer major than the driver
+  /// supports: its first runtime call fails with cudaErrorInsufficientDriver
+  /// (35), before any kernel, whatever its device code (runtime_need()).
+  driver_too_old,
 };
-inline constexpr size_t kVerdicts = 6;
+inline constexpr size_t kVerdicts = 7;
 
-/// "native", "jit", "unknown", "partial", "ptx-unsupported", "no-image":
-/// the JSON spelling.
+/// "native", "jit", "unknown", "partial", "ptx-unsupported", "no-image",
+/// "driver-too-old": the JSON spelling.
 std::string_view to_string(Verdict v);
 /// The weaker of the two (the later in the enum).
 Verdict weakest(Verdict a, Verdict b);
-/// The CUDA driver error a launch gives: 209 (no_image), 222
-/// (ptx_unsupported), 0 otherwise (CUresult of cuda.h).
+/// The CUDA error a launch gives: 209 (no_image), 222 (ptx_unsupported)
+/// as CUresult of cuda.h; 35 (driver_too_old) as the runtime's
+/// cudaError_t (cudaErrorInsufficientDriver, driver_types.h); 0 otherwise.
 int cuda_error(Verdict v);
 
 /// What a driver can JIT-compile: the newest CUDA release whose PTX ISA it
@@ -175,8 +181,35 @@ struct LibraryVerdict {
 LibraryVerdict judge_library(const std::vector<Image>& images, const Gpu& gpu,
                              const std::optional<DriverLimit>& driver);
 
+/// The CUDA runtime a library starts before its first kernel, and so the
+/// driver it needs: a runtime of major N needs a driver that supports CUDA
+/// N.0 or newer (minor version compatibility covers N.x on an N.0 driver;
+/// a driver of an older major makes every runtime call fail with
+/// cudaErrorInsufficientDriver, 35: CUDA Compatibility guide, "Minor
+/// Version Compatibility"; cuda-facts.md 2.3).
+struct RuntimeNeed {
+  int major = 0;
+  /// true when the major is inferred, not read: a static runtime records no
+  /// version cuwheel can read, so its major is taken to be that of the
+  /// release whose nvcc emits the library's newest PTX ISA (the toolkit that
+  /// compiled its device code, which links its static runtime).
+  bool inferred = false;
+  std::string evidence;  ///< "libcudart.so.13 (DT_NEEDED)", "static, PTX ISA 9.0 (CUDA 13.0)"
+};
+
+/// What `runtime` (model/facts.h) and the images say: shared or the runtime
+/// itself: its soname's major; static: the major of release_for_ptx() of
+/// the newest PTX ISA among `images` (nullopt when there is no PTX, or an
+/// ISA no release emits); none: nullopt.
+std::optional<RuntimeNeed> runtime_need(const CudaRuntime& runtime, const std::vector<Image>& images);
+
+/// When `driver` supports a CUDA release of an older major than `need`,
+/// turns `lv` into driver_too_old (every image, with a reason that names
+/// both); otherwise leaves it as it is. Returns whether it did.
+bool apply_runtime_need(LibraryVerdict& lv, const RuntimeNeed& need, const DriverLimit& driver);
+
 /// Exit status of `probe` for verdicts: 0 when every one is native, 2 when
-/// any is ptx_unsupported or no_image, else 1.
+/// any is ptx_unsupported, no_image or driver_too_old, else 1.
 int exit_status(const std::vector<Verdict>& verdicts);
 
 }  // namespace cuwheel::probe
