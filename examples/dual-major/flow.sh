@@ -257,6 +257,22 @@ for m in 13 12; do
   run 0 "$cw" run --hide-driver -- "$work/env-cu$m/bin/python" smoke.py --expect fallback --reason "no CUDA driver" --plugin "demo-cu$m"
   has "smoke: PASS"
 done
+echo
+echo "Which GPUs and drivers each wheel runs on, from the bytes alone (cuwheel probe); the release"
+echo "list leaves out the Tegra parts, so a Jetson gets no kernel image (209):"
+run 2 "$cw" probe --gpu H100 --gpu "RTX 5090" --gpu "Jetson AGX Orin" --driver 13.0 repaired
+has "1 input without device code"
+has "FAILS 209"
+echo "A driver for CUDA 12.8 starts no CUDA 13 runtime: the cu13 plugin falls back there, the cu12 one runs:"
+run 2 "$cw" probe --gpu H100 --driver 12.8 repaired
+has "FAILS 35"
+"$cw" probe --gpu H100 --driver 12.8 --format json "$tree/repaired" >"$work/probe.json" 2>/dev/null
+assert "cu12 runs natively on a 12.8 driver, cu13 needs 13.0 (cudaErrorInsufficientDriver)" py "$work/probe.json" <<'PY'
+import json, sys
+by = {i["path"].rsplit("/", 1)[-1].split("-")[0]: i["verdicts"][0] for i in json.load(open(sys.argv[1]))["inputs"]}
+assert by["demo_cu12"]["verdict"] == "native", by
+assert by["demo_cu13"]["verdict"] == "driver-too-old" and by["demo_cu13"]["cuda_error"] == 35, by
+PY
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   for m in 13 12; do
     run 0 "$work/env-cu$m/bin/python" smoke.py --expect cuda --plugin "demo-cu$m"
