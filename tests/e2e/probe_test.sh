@@ -186,6 +186,29 @@ FAKE_CUINIT=804 withdrv probe >"$WORK/out" 2>&1
 if [ $? = 1 ] && grep -qi "forward" "$WORK/out"; then ok; else bad "compat 804: $(head -c 400 "$WORK/out")"; fi
 expect_status 2 "load without init" env FAKE_CUINIT=34 LD_LIBRARY_PATH=$D "$CUWHEEL" probe --load "$M/libm01_sm90.so"
 
+# --- the runtime before the kernels; inputs without device code ---------------
+# The dual-major example's wheels: demo (no device code), demo_cu12 (static
+# 12.9 runtime, PTX ISA 8.8), demo_cu13 (static 13.0 runtime, PTX ISA 9.0).
+X=examples/dual-major/wheelhouse
+expect_status 2 "cu13 on a 12.8 driver" cw probe --gpu H100 --driver 12.8 $X/demo_cu13-0.3.0-cp311-abi3-linux_x86_64.whl
+contains "cu13 on 12.8" "$WORK/out" "FAILS 35"
+contains "cu13 on 12.8" "$WORK/out" "cudaErrorInsufficientDriver (35)"
+contains "cu13 on 12.8" "$WORK/out" "presumably CUDA 13"
+expect_status 0 "cu12 on a 12.8 driver" cw probe --gpu H100 --driver 12.8 $X/demo_cu12-0.3.0-cp311-abi3-linux_x86_64.whl
+expect_status 0 "cu13 on a 580.65 driver" cw probe --gpu H100 --driver 580.65 $X/demo_cu13-0.3.0-cp311-abi3-linux_x86_64.whl
+# The core wheel alone is unknown; beside the plugins it is named, not counted.
+expect_status 1 "core alone" cw probe --gpu H100 --driver 13.0 $X/demo-0.3.0-cp311-abi3-linux_x86_64.whl
+expect_status 0 "core among plugins" cw probe --gpu H100 --driver 13.0 --format json $X/demo-0.3.0-cp311-abi3-linux_x86_64.whl \
+  $X/demo_cu12-0.3.0-cp311-abi3-linux_x86_64.whl $X/demo_cu13-0.3.0-cp311-abi3-linux_x86_64.whl
+if [ "$(json_get "$WORK/out" 'len(d["inputs"]), d["without_device_code"], d["exit"]')" = \
+  "2 ['$X/demo-0.3.0-cp311-abi3-linux_x86_64.whl'] 0" ]; then ok; else bad "core among plugins: $(head -c 600 "$WORK/out")"; fi
+expect_status 0 "the wheelhouse folder" cw probe --gpu H100 --driver 13.0 $X
+contains "folder note" "$WORK/err" "1 input without device code"
+# A shared runtime: the major is read from DT_NEEDED (libcudart.so.13 of the fixture library).
+expect_status 2 "shared runtime on 12.8" cw probe --gpu H100 --driver 12.8 tests/fixtures/bin/libcomp_default.so
+contains "shared runtime on 12.8" "$WORK/out" "libcudart.so.13 (DT_NEEDED)"
+expect_status 0 "shared runtime on 13.0" cw probe --gpu H100 --driver 13.0 tests/fixtures/bin/libcomp_default.so
+
 # No driver at all: an LD_LIBRARY_PATH with nothing, and only when this
 # machine has no libcuda of its own to find.
 if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then

@@ -199,6 +199,7 @@ struct InputResult {
   std::string path;
   std::string kind;
   std::string distribution;            // installed: "name version" ("" otherwise)
+  bool read_error = false;             // a member could not be read
   std::vector<LibraryResult> libraries;
   std::vector<Verdict> verdicts;       // per GPU: the weakest library's
   std::vector<std::string> weakest;    // per GPU: that library ("" when none)
@@ -223,6 +224,7 @@ InputResult judge_model(const model::CheckModel& m, const std::vector<probe::Gpu
   // One distribution of an installed environment: the folder and which.
   if (m.kind == model::CheckModel::Kind::installed)
     r.distribution = m.metadata ? m.metadata->name + " " + m.metadata->version : m.dist_info;
+  r.read_error = !m.read_errors.empty();
   for (const auto& lib : m.libraries) {
     if (!lib.device_read) continue;
     std::vector<probe::Image> images = probe::images_of(lib.device);
@@ -818,11 +820,32 @@ int run_probe() {
                                                              : " input") +
                            (without.size() == 1 ? "" : "s") + " without device code, nothing to predict: " + list);
     }
-    for (auto& r : here) {
-      all.insert(all.end(), r.verdicts.begin(), r.verdicts.end());
-      results.push_back(std::move(r));
-    }
+    for (auto& r : here) results.push_back(std::move(r));
   }
+  // Across the command line as within a folder: when some input has device
+  // code, the inputs without any (the core wheel of `probe dist/*.whl`)
+  // are named, not counted; alone, each is "unknown".
+  json without_code = json::array();
+  if (std::any_of(results.begin(), results.end(), [](const InputResult& r) { return !r.libraries.empty(); })) {
+    std::vector<InputResult> kept;
+    std::string list;
+    size_t n = 0;
+    for (auto& r : results) {
+      if (!r.libraries.empty() || r.read_error) {
+        kept.push_back(std::move(r));
+        continue;
+      }
+      std::string name = r.path + (r.distribution.empty() ? "" : " (" + r.distribution + ")");
+      without_code.push_back(name);
+      if (n < 8) list += (n ? ", " : "") + name;
+      ++n;
+    }
+    if (n > 8) list += ", and " + std::to_string(n - 8) + " more";
+    if (n) print_note("probe", std::to_string(n) + " input" + (n == 1 ? "" : "s") +
+                                   " without device code, nothing to predict: " + list);
+    results = std::move(kept);
+  }
+  for (const auto& r : results) all.insert(all.end(), r.verdicts.begin(), r.verdicts.end());
   int rc = unreadable.empty() ? probe::exit_status(all) : kExitUnreadable;
 
   if (o.format == "json") {
@@ -836,6 +859,7 @@ int run_probe() {
              {"driver", driver_json(driver)},
              {"gpus", jg},
              {"inputs", inputs},
+             {"without_device_code", without_code},
              {"unreadable", unreadable},
              {"exit", rc}};
     if (used_host) doc["host"] = host_json(*host);
