@@ -20,34 +20,53 @@
 #   --short    no build, no network, no GPU: steps 1-7 on the committed
 #              wheels of wheelhouse/ (what `make test` runs).
 #   --refresh  (full) replace wheelhouse/ with the fresh wheels.
-#   --work DIR where everything is written (default: build/flow here; it is
-#              emptied first). The example's own files are never modified
+#   --work DIR where everything is written (default: build/flow here): a new
+#              or empty folder, or one an earlier run made (it holds the
+#              marker .dual-major-flow), which is emptied first; any other
+#              folder is refused. The example's own files are never modified
 #              (but for --refresh).
 #   --cuwheel  the cuwheel binary (default: $CUWHEEL, else `cuwheel` on PATH).
 # Prints the transcript; ends with "flow: N checks passed, M failed" and
 # exits 1 when a check failed, 2 on a usage error.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-short=0 refresh=0 work=$here/build/flow cw=${CUWHEEL:-}
+default_work=$here/build/flow
+short=0 refresh=0 work=$default_work cw=${CUWHEEL:-}
+usage() { echo "flow.sh: $1 (usage: flow.sh [--short] [--refresh] [--work DIR] [--cuwheel BIN])" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --short) short=1 ;;
     --refresh) refresh=1 ;;
-    --work) work=$2; shift ;;
-    --cuwheel) cw=$2; shift ;;
-    *) echo "flow.sh: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
+    --work | --cuwheel)
+      [ $# -ge 2 ] && [ -n "$2" ] || usage "$1 needs a value"
+      if [ "$1" = --work ]; then work=$2; else cw=$2; fi
+      shift ;;
+    *) usage "unknown argument '$1'" ;;
   esac
   shift
 done
-[ -n "$cw" ] || cw=$(command -v cuwheel || true)
-if [ -z "$cw" ] || [ ! -x "$cw" ]; then
-  echo "flow.sh: no cuwheel binary: pass --cuwheel BIN or set CUWHEEL" >&2
-  exit 2
+[ $short = 0 ] || [ $refresh = 0 ] || usage "--refresh needs the full form (it replaces wheelhouse/ with fresh builds)"
+if [ -z "$cw" ]; then
+  cw=$(command -v cuwheel || true)
+  [ -n "$cw" ] || usage "no cuwheel binary: pass --cuwheel BIN or set CUWHEEL"
 fi
+[ -x "$cw" ] && [ ! -d "$cw" ] || usage "--cuwheel $cw: no such executable"
+version_line=$("$cw" --version 2>/dev/null | head -1)
+case $version_line in cuwheel*) ;; *) usage "--cuwheel $cw: not cuwheel ('$cw --version' says '${version_line:-nothing}')" ;; esac
 cw=$(realpath "$cw")
+# The work folder is emptied first: only one this script made (it holds its
+# marker) or a new or empty one, never a folder of the user's.
+marker=.dual-major-flow
+if [ -e "$work" ] && [ "$work" != "$default_work" ]; then
+  [ -d "$work" ] || usage "--work $work: not a folder"
+  if [ -n "$(ls -A "$work")" ] && [ ! -f "$work/$marker" ]; then
+    usage "--work $work: a folder that flow.sh did not make and that is not empty; give a new or empty folder"
+  fi
+fi
 rm -rf "$work"
-mkdir -p "$work"
+mkdir -p "$work" || usage "--work $work: cannot create it"
 work=$(realpath "$work")
+: >"$work/$marker"
 tree=$work/tree
 version=0.3.0
 start=$(date +%s)

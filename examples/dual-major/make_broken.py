@@ -136,9 +136,23 @@ def main() -> int:
     ap.add_argument("--cuda-root", type=Path, default=Path("/usr/local/cuda"))
     ap.add_argument("--archs", default="", help="the release list the good plugin carries (with --elf)")
     a = ap.parse_args()
-    a.out.mkdir(parents=True, exist_ok=True)
-    (core,) = a.good.glob("demo-*manylinux*.whl")
-    (cu13,) = a.good.glob("demo_cu13-*manylinux*.whl")
+
+    def one(pattern: str) -> Path:
+        found = sorted(a.good.glob(pattern)) if a.good.is_dir() else []
+        if len(found) != 1:
+            sys.exit(f"make_broken.py: {a.good}: expected exactly one {pattern}, found {len(found)}"
+                     + (f" ({', '.join(p.name for p in found)})" if found else ""))
+        return found[0]
+
+    core = one("demo-*manylinux*.whl")
+    cu13 = one("demo_cu13-*manylinux*.whl")
+    raw = one("demo_cu13-*-linux_x86_64.whl") if a.elf else None
+    if a.elf and not a.archs:
+        ap.error("--elf needs --archs (the release list the good plugin carries)")
+    try:
+        a.out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        sys.exit(f"make_broken.py: {a.out}: cannot create the output folder: {e.strerror}")
     rows = []
 
     def variant(name: str, src: Path, policy: str, rules: str, *edits) -> None:
@@ -163,9 +177,11 @@ def main() -> int:
                 add("demo_cu13/libcudart.so.13", tiny_library(tmp, "libcudart.so.13")))
         variant("cu13-bundles-libcuda", cu13, "cu13", "bundled-driver-library",
                 add("demo_cu13/libcuda.so.1", tiny_library(tmp, "libcuda.so.1")))
-        if a.elf:
-            raw = next(a.good.glob("demo_cu13-*-linux_x86_64.whl"))
-            cudart = str(next(p for p in (a.cuda_root / "lib64", a.cuda_root / "lib") if p.is_dir()))
+        if raw is not None:
+            libdirs = [p for p in (a.cuda_root / "lib64", a.cuda_root / "lib") if (p / "libcudart_static.a").is_file()]
+            if not libdirs:
+                sys.exit(f"make_broken.py: {a.cuda_root}: no lib64/libcudart_static.a (give the CUDA 13 toolkit with --cuda-root)")
+            cudart = str(libdirs[0])
             static = [f"{cudart}/libcudart_static.a", "-ldl", "-lpthread", "-lrt", "-static-libstdc++",
                       "-static-libgcc", f"-Wl,--version-script={HERE / 'src' / 'plugin.map'}"]
 

@@ -37,12 +37,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--expect", required=True, choices=["cuda", "fallback"])
     ap.add_argument("--reason", default="", help="text the fallback warning must contain")
-    ap.add_argument("--plugin", default="", help="the plugin distribution installed: demo-cu12 or demo-cu13")
+    ap.add_argument("--plugin", default="", choices=["", "demo-cu12", "demo-cu13"],
+                    help="the plugin distribution installed: demo-cu12 or demo-cu13")
     a = ap.parse_args()
+    if a.expect == "cuda" and not a.plugin:
+        ap.error("--expect cuda needs --plugin (the plugin that should run)")
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        import demo
+        try:
+            import demo
+        except ImportError as e:
+            print(f"FAIL  import demo: {e} (is demo installed in this Python, {sys.executable}?)")
+            print("smoke: FAIL (demo does not import)")
+            return 1
     mine = [w for w in caught if issubclass(w.category, demo.BackendWarning)]
     module = a.plugin.replace("-", "_")
 
@@ -55,7 +63,12 @@ def main() -> int:
         check(demo.backend == module, f"backend is {module} (got {demo.backend})")
 
     if module:
-        plugin = importlib.import_module(module + "._plugin")
+        try:
+            plugin = importlib.import_module(module + "._plugin")
+        except ImportError as e:
+            check(False, f"{a.plugin} imports: {e}")
+            print(f"smoke: FAIL (expect {a.expect}, {a.plugin} is not installed here)")
+            return 1
         info = plugin.build_info()
         print(f"      build: {info}")
         check(info.get("runtime") == "static" and info.get("plugin") == module.split("_")[1],
@@ -66,7 +79,7 @@ def main() -> int:
             check(not usable and a.reason in (reason or ""), f"the plugin reports itself unusable: {reason}")
         else:
             check(usable, f"the plugin reports itself usable ({reason})")
-            device = demo.plugin_info()["device"]
+            device = plugin.device()
             print(f"      device: {device}")
             check(bool(device and device.get("arch")), "the plugin names its GPU")
 

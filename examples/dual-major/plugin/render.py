@@ -49,10 +49,18 @@ def main() -> int:
     a = ap.parse_args()
     if not a.policy_only and not (a.cuda_root and a.identity and a.out):
         ap.error("--cuda-root, --identity and --out are needed (or --policy-only FILE)")
+    entries = a.archs.split(",")
+    bad = [e for e in entries if not re.fullmatch(r"(sm|compute)_[0-9]{2,3}[af]?", e)]
+    if bad or not any(e.startswith("sm_") for e in entries):
+        ap.error(f"--archs {a.archs!r}: a comma-separated release list of sm_XY and compute_XY entries "
+                 f"(cuwheel arch --release-list){'; not one: ' + ', '.join(map(repr, bad)) if bad else ''}")
+    if a.out and (a.out / "pyproject.toml").is_file() and \
+            not (a.out / "pyproject.toml").read_text(errors="replace").startswith("# Rendered by plugin/render.py"):
+        ap.error(f"--out {a.out}: holds a pyproject.toml that render.py did not write (the core's?); "
+                 "give the plugin's own folder, such as build/plugin")
 
     version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)
     assert version, "pyproject.toml has no version"
-    entries = a.archs.split(",")
     plugin = "cu" + a.major
     fields = {
         "PLUGIN": plugin,
@@ -100,4 +108,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except OSError as e:
+        print(f"render.py: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        sys.exit(2)
