@@ -2,8 +2,9 @@
 # The example's run on a machine with an NVIDIA GPU and driver, from built
 # wheels alone (no index is reached): the smoke test with the CUDA path for
 # each plugin, the same with the driver hidden (the CPU fallback, one
-# warning), the core alone (no plugin), and `cuwheel probe` on the wheels,
-# predicted and with --load (each image handed to the driver).
+# warning), with no GPU visible (CUDA_VISIBLE_DEVICES=), the core alone (no
+# plugin), and `cuwheel probe` on the wheels, predicted and with --load
+# (each image handed to the driver).
 #
 #   gpu-run.sh WHEELHOUSE CUWHEEL_WHEEL OUT_DIR
 #
@@ -61,8 +62,11 @@ step smoke-cu13-cuda 0 "$tmp/cu13/bin/python" "$here/smoke.py" --expect cuda --p
 step smoke-cu12-cuda 0 "$tmp/cu12/bin/python" "$here/smoke.py" --expect cuda --plugin demo-cu12
 step smoke-cu13-hidden 0 "$cw" run --hide-driver -- "$tmp/cu13/bin/python" "$here/smoke.py" --expect fallback --reason "no CUDA driver" --plugin demo-cu13
 step smoke-cu12-hidden 0 "$cw" run --hide-driver -- "$tmp/cu12/bin/python" "$here/smoke.py" --expect fallback --reason "no CUDA driver" --plugin demo-cu12
+# No GPU visible to CUDA: the driver loads, the runtime finds no device.
+step smoke-cu13-no-gpu 0 env CUDA_VISIBLE_DEVICES= "$tmp/cu13/bin/python" "$here/smoke.py" --expect fallback --reason "no CUDA GPU" --plugin demo-cu13
 step probe-machine 0 "$cw" probe
 step probe-wheels 0 "$cw" probe "$cu12" "$cu13" "$core"
+step probe-house 0 "$cw" probe "$house"
 step probe-wheels-load 0 "$cw" probe --load "$cu12" "$cu13"
 step probe-all-known any "$cw" probe --gpu all-known "$cu13"
 step probe-installed 0 "$cw" probe "$tmp/cu13/lib/python3"*/site-packages

@@ -294,8 +294,10 @@ void print_input_text(const InputResult& r, const std::vector<probe::Gpu>& gpus)
     if (r.libraries.size() > 1 && r.verdicts[i] != Verdict::native) std::cout << esc(r.weakest[i]) << ": ";
     std::cout << esc(r.reasons[i]) << "\n";
   }
-  if (r.libraries.size() < 2) return;
-  // Per library, the GPUs grouped by verdict.
+  // Per library, the GPUs grouped by verdict: for two libraries or more, and
+  // for one whose answer the line above does not give (an unread member
+  // made the input's "unknown", and its reason points here).
+  if (r.libraries.size() < 2 && !(r.read_error && !r.libraries.empty())) return;
   for (const auto& lib : r.libraries) {
     std::cout << "  " << esc(lib.member) << " (" << lib.images << " image" << (lib.images == 1 ? "" : "s") << ")\n";
     std::map<Verdict, std::vector<size_t>> groups;
