@@ -91,6 +91,6 @@ for f in "$tree"/dist/*.whl "$tree"/dist/*.tar.gz; do
     diff <("$cw" show "$f" | sed "s#$tree/dist/##g") <("$cw" show "$old" | sed "s#$here/wheelhouse/##g") >/dev/null; then
     echo "  $(basename "$f"): bytes differ; the same libraries, device code and load facts (cuwheel show)"
   else
-    echo "  $(basename "$f"): differs from the committed wheel (run flow.sh --refresh after review)"
+    echo "  $(basename "$f"): differs from the committed file (run flow.sh --refresh after review)"
   fi
 done
