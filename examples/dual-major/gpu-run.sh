@@ -30,7 +30,7 @@ step() {  # step NAME EXPECTED_RC COMMAND...
   t1=$(date +%s.%N)
   echo "exit $rc" >>"$out/$name.txt"
   if [ "$want" = any ] || [ "$rc" = "$want" ]; then
-    printf 'ok    %-26s exit %s  %6.2f s\n' "$name" "$rc" "$(echo "$t1 - $t0" | bc)" >>"$summary"
+    printf 'ok    %-26s exit %s  %6.2f s\n' "$name" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" >>"$summary"
   else
     printf 'FAIL  %-26s exit %s (expected %s)\n' "$name" "$rc" "$want" >>"$summary"
     failed=1
