@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds demo's three wheels and its sdist from source into TREE/dist, and
+# Builds demo's three wheels and its sdist from source into TREE/dist (and
+# those of the release candidate 0.3.0rc1, from a copy of the tree), and
 # runs the build identity round trip: the plugin built for CUDA 13, then
 # CUDA 12, then CUDA 13 again in one tree (TREE/build/plugin), the last
 # wheel byte-identical to the first. Called by flow.sh (full form).
@@ -78,6 +79,26 @@ if ! cmp -s "$w1" "$w3"; then
 fi
 echo "ok: leg 3's wheel is byte-identical to leg 1's"
 cp "$work"/leg2/*.whl "$work"/leg3/*.whl "$tree/dist/"
+
+# The release candidate of the same source, for flow.sh's step 7: the
+# version (and the pins that name it) set to 0.3.0rc1 in a copy of the tree.
+rc=0.3.0rc1
+rctree=$work/tree-$rc
+rm -rf "$rctree"
+mkdir -p "$rctree"
+(cd "$here" && cp -r CMakeLists.txt pyproject.toml LICENSE src python plugin "$rctree/")
+sed -i "s/\"0\.3\.0\"/\"$rc\"/; s/==0\.3\.0\"/==$rc\"/g" "$rctree/pyproject.toml" "$rctree/python/demo/__init__.py"
+echo
+echo "The release candidate $rc (the same source, the version set in a copy of the tree):"
+wheel "$rctree" "$tree/dist"
+(cd "$rctree" && python -c 'from scikit_build_core.build import build_sdist; build_sdist("'"$tree/dist"'")' >/dev/null)
+for major in 13 12; do
+  if [ $major = 13 ]; then root=$cuda13 list=$list130 gencode=$gencode130; else root=$cuda12 list=$list129 gencode=; fi
+  (cd "$rctree" && python3 plugin/render.py --major $major --cuda-root "$root" --archs "$list" --gencode "$gencode" \
+    --identity "cu$major" --out build/plugin)
+  wheel "$rctree/build/plugin" "$tree/dist"
+done
+(cd "$tree/dist" && ls -1 *"$rc"*)
 
 echo
 echo "The fresh wheels against the committed ones (wheelhouse/):"

@@ -241,7 +241,7 @@ echo
 echo "The broken variants: each is a good wheel with one thing wrong (make_broken.py)."
 elf=()
 if [ -n "$cuda13" ] && [ -x "$cuda13/bin/nvcc" ] && command -v c++ >/dev/null; then
-  cp "$tree"/dist/demo_cu13-*-linux_x86_64.whl "$tree/repaired/" 2>/dev/null
+  cp "$tree"/dist/demo_cu13-$version-*-linux_x86_64.whl "$tree/repaired/" 2>/dev/null
   elf=(--elf --cuda-root "$cuda13" --archs "$list130")
 else
   echo "(no nvcc or C++ compiler: the variants whose library is rebuilt are skipped)"
@@ -325,7 +325,22 @@ by_id = {s["id"]: s for s in steps}
 assert set(by_id["testpypi-demo"]["needs"]) == {"testpypi-demo-cu12", "testpypi-demo-cu13"}
 assert by_id["pypi-demo"]["needs"] and all(by_id[n]["index"] == "pypi" for n in by_id["pypi-demo"]["needs"])
 PY
-run 0 "$cw" release plan --tag v${version}rc1
+echo
+echo "The release candidate: its own files (built from the same source with version ${version}rc1),"
+echo "repaired and checked like the final's, to the test index only:"
+rcv=${version}rc1
+mkdir -p "$tree/release-rc"
+for w in "$tree"/dist/*-$rcv-*.whl; do
+  case $(basename "$w") in demo_cu12-*) p=policy-cu12.toml ;; demo_cu13-*) p=policy-cu13.toml ;; *) p=pyproject.toml ;; esac
+  quiet 0 "$cw" repair --plat manylinux_2_28_x86_64 --policy "$p" -w release-rc "dist/$(basename "$w")"
+  has "(checked: no errors)"
+done
+cp "$tree/dist/demo-$rcv.tar.gz" "$tree/release-rc/"
+run 0 "$cw" release select --tag v$rcv
+has "test index only"
+run 0 "$cw" release verify release-rc --version v$rcv
+run 0 "$cw" release split release-rc "$work/upload-rc" --version v$rcv
+run 0 "$cw" release plan --tag v$rcv
 has "testpypi"
 lacks " pypi-cu13"
 echo "A release folder with a plugin missing and a plugin sdist fails:"
@@ -336,6 +351,7 @@ cp "$tree/dist/demo-$version.tar.gz" "$tree/release-bad/demo_cu13-$version.tar.g
 run 1 "$cw" release verify release-bad --version v$version
 has "error[missing]"
 has "error[extra]"
+echo "The final's files are not the candidate's:"
 run 1 "$cw" release verify release --version v${version}rc1
 has "version"
 
