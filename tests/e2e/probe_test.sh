@@ -203,7 +203,7 @@ expect_status 0 "core among plugins" cw probe --gpu H100 --driver 13.0 --format 
 if [ "$(json_get "$WORK/out" 'len(d["inputs"]), d["without_device_code"], d["exit"]')" = \
   "2 ['$X/demo-0.3.0-cp311-abi3-linux_x86_64.whl'] 0" ]; then ok; else bad "core among plugins: $(head -c 600 "$WORK/out")"; fi
 expect_status 0 "the wheelhouse folder" cw probe --gpu H100 --driver 13.0 $X
-contains "folder note" "$WORK/err" "1 input without device code"
+contains "folder note" "$WORK/err" "2 inputs without device code"
 # A shared runtime: the major is read from DT_NEEDED (libcudart.so.13 of the fixture library).
 expect_status 2 "shared runtime on 12.8" cw probe --gpu H100 --driver 12.8 tests/fixtures/bin/libcomp_default.so
 contains "shared runtime on 12.8" "$WORK/out" "libcudart.so.13 (DT_NEEDED)"
