@@ -471,6 +471,27 @@ ZSTD_DCtx* thread_dctx() {
   return h.ctx;
 }
 
+// The checks every ZSTD payload gets before a byte is decoded, in this
+// order: the declared size within the limit, a ZSTD frame, and a frame
+// content size (when the frame records one) equal to the entry header's.
+// Returns the thread's context, reset.
+Expected<ZSTD_DCtx*> zstd_prologue(const Entry& e, const std::string& where, uint64_t max_output) {
+  if (e.uncompressed_size > max_output)
+    return Error(where + ": declared uncompressed size " + hex(e.uncompressed_size) + " exceeds the limit " + hex(max_output));
+  unsigned long long declared = ZSTD_getFrameContentSize(e.stored.data(), e.stored.size());
+  if (declared == ZSTD_CONTENTSIZE_ERROR) return Error(where + ": not a ZSTD frame");
+  if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != e.uncompressed_size)
+    return Error(where + ": ZSTD frame declares " + hex(declared) + " bytes but the entry header says " + hex(e.uncompressed_size));
+  ZSTD_DCtx* dctx = thread_dctx();
+  if (!dctx) return Error("out of memory");
+  return dctx;
+}
+
+// The size the data could plausibly hold (cubins compress about 10-60x): a
+// payload that declares more is decoded in steps, so a lying header costs
+// only what the data really decodes to.
+uint64_t zstd_plausible_size(const Entry& e) { return std::max<uint64_t>(1u << 20, uint64_t(e.stored.size()) * 256); }
+
 }  // namespace
 
 uint8_t* DecodeBuffer::reserve(size_t n) {
@@ -522,19 +543,12 @@ Expected<ByteView> decode_into(const Entry& e, DecodeBuffer& buffer, uint64_t ma
       return ByteView(out, static_cast<size_t>(n));
     }
     case Compression::zstd: {
-      uint64_t cap = e.uncompressed_size;
-      if (cap > max_output)
-        return Error(where + ": declared uncompressed size " + hex(e.uncompressed_size) + " exceeds the limit " + hex(max_output));
-      unsigned long long declared = ZSTD_getFrameContentSize(e.stored.data(), e.stored.size());
-      if (declared == ZSTD_CONTENTSIZE_ERROR) return Error(where + ": not a ZSTD frame");
-      if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != cap)
-        return Error(where + ": ZSTD frame declares " + hex(declared) + " bytes but the entry header says " + hex(cap));
-      ZSTD_DCtx* dctx = thread_dctx();
-      if (!dctx) return Error("out of memory");
-      // The size the data could plausibly hold (cubins compress about
-      // 10-60x): a payload that declares more is decoded in steps below, so
-      // a lying header costs only what the data really decodes to.
-      const uint64_t plausible = std::max<uint64_t>(1u << 20, uint64_t(e.stored.size()) * 256);
+      const uint64_t cap = e.uncompressed_size;
+      auto ctx = zstd_prologue(e, where, max_output);
+      if (!ctx) return ctx.error();
+      ZSTD_DCtx* dctx = *ctx;
+      const unsigned long long declared = ZSTD_getFrameContentSize(e.stored.data(), e.stored.size());
+      const uint64_t plausible = zstd_plausible_size(e);
       // The common case, a frame that declares its plausible size: one call
       // straight into the buffer (no window buffer). Anything unusual
       // (several frames, a size that does not match, corruption) is decoded
@@ -591,16 +605,11 @@ Expected<ByteView> decode_head(const Entry& e, DecodeBuffer& buffer, uint64_t ke
   // decode_into()'s ZSTD case, step for step, with the output past `keep`
   // dropped: the same checks in the same order, the same errors.
   const std::string where = "entry at " + hex(e.offset);
-  uint64_t cap = e.uncompressed_size;
-  if (cap > max_output)
-    return Error(where + ": declared uncompressed size " + hex(e.uncompressed_size) + " exceeds the limit " + hex(max_output));
-  unsigned long long declared = ZSTD_getFrameContentSize(e.stored.data(), e.stored.size());
-  if (declared == ZSTD_CONTENTSIZE_ERROR) return Error(where + ": not a ZSTD frame");
-  if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != cap)
-    return Error(where + ": ZSTD frame declares " + hex(declared) + " bytes but the entry header says " + hex(cap));
-  ZSTD_DCtx* dctx = thread_dctx();
-  if (!dctx) return Error("out of memory");
-  const uint64_t plausible = std::max<uint64_t>(1u << 20, uint64_t(e.stored.size()) * 256);
+  const uint64_t cap = e.uncompressed_size;
+  auto ctx = zstd_prologue(e, where, max_output);
+  if (!ctx) return ctx.error();
+  ZSTD_DCtx* dctx = *ctx;
+  const uint64_t plausible = zstd_plausible_size(e);
   // decode_into() decodes in one call when it can, and again in steps when
   // that fails; both decode the same first frame, so decoding in steps
   // alone gives the same bytes or the same error. `room` is the buffer
@@ -649,15 +658,10 @@ Expected<PartialImage> decode_partial(const Entry& e, PartialBuffer& buf, uint64
   const std::string where = "entry at " + hex(e.offset);
   if (e.compression() != Compression::zstd) return Error(where + ": not a ZSTD payload");
   const uint64_t cap = e.uncompressed_size;
-  if (cap > max_output)
-    return Error(where + ": declared uncompressed size " + hex(cap) + " exceeds the limit " + hex(max_output));
-  unsigned long long declared = ZSTD_getFrameContentSize(e.stored.data(), e.stored.size());
-  if (declared == ZSTD_CONTENTSIZE_ERROR) return Error(where + ": not a ZSTD frame");
-  if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != cap)
-    return Error(where + ": ZSTD frame declares " + hex(declared) + " bytes but the entry header says " + hex(cap));
+  auto ctx = zstd_prologue(e, where, max_output);
+  if (!ctx) return ctx.error();
   if (cap == 0) return Error(where + ": ZSTD payload of 0 bytes");
-  ZSTD_DCtx* dctx = thread_dctx();
-  if (!dctx) return Error("out of memory");
+  ZSTD_DCtx* dctx = *ctx;
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   // Give back what the last payload wrote past its prefix (its tail).
   if (buf.data_ && buf.dirty_to_ > buf.dirty_from_) {
