@@ -221,7 +221,7 @@ class WheelModelVisitor : public InputVisitor {
           re && (re->hash_algorithm == "sha256" || re->hash_algorithm == "sha384" || re->hash_algorithm == "sha512"))
         req.digest = re->hash_algorithm;
     // Python sources and package JSON are read for the loads they name.
-    const bool loads_text = opts_.hash_members && !opts_.python_loads && (zm.name.ends_with(".py") ||
+    const bool loads_text = (opts_.hash_members || opts_.scan_python_loads) && !opts_.python_loads && (zm.name.ends_with(".py") ||
                                                    (zm.name.ends_with(".json") && zm.uncompressed_size <= (1u << 20)));
     req.whole = !req.digest.empty() || loads_text;
     return req;

@@ -209,6 +209,42 @@ expect_status 2 "shared runtime on 12.8" cw probe --gpu H100 --driver 12.8 tests
 contains "shared runtime on 12.8" "$WORK/out" "libcudart.so.13 (DT_NEEDED)"
 expect_status 0 "shared runtime on 13.0" cw probe --gpu H100 --driver 13.0 tests/fixtures/bin/libcomp_default.so
 
+# Backends chosen at run time by the CUDA version (bitsandbytes' layout):
+# the cuda13 backend on a 12.8 driver does not decide the wheel's answer
+# while its cuda12 sibling starts there, and does when nothing names the
+# libraries as alternatives. The cuda12 backend is the fixture library with
+# its runtime renamed to libcudart.so.12 (every occurrence, same length).
+mkwheel() { # OUT WITH_LOADER
+  python3 - "$ROOT/tests/fixtures/bin/libcomp_default.so" "$1" "$2" <<'PY'
+import base64, hashlib, sys, zipfile
+lib13 = open(sys.argv[1], "rb").read()
+lib12 = lib13.replace(b"libcudart.so.13", b"libcudart.so.12")
+members = {"multi/libmulti_cuda12.so": lib12, "multi/libmulti_cuda13.so": lib13}
+if sys.argv[3] == "1":
+    members["multi/__init__.py"] = (b"import ctypes, os\nmajor = 12\n"
+                                    b"lib = ctypes.CDLL(os.path.join(os.path.dirname(__file__), f\"libmulti_cuda{major}.so\"))\n")
+members["multi-1.0.dist-info/METADATA"] = b"Metadata-Version: 2.1\nName: multi\nVersion: 1.0\n"
+members["multi-1.0.dist-info/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: py3-none-linux_x86_64\n"
+rec = "".join(f"{n},sha256={base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode()},{len(d)}\n" for n, d in members.items())
+members["multi-1.0.dist-info/RECORD"] = (rec + "multi-1.0.dist-info/RECORD,,\n").encode()
+with zipfile.ZipFile(sys.argv[2], "w") as z:
+    for n, d in members.items():
+        z.writestr(n, d)
+PY
+}
+mkdir -p "$WORK/multi" "$WORK/multi-noloader"
+mkwheel "$WORK/multi/multi-1.0-py3-none-linux_x86_64.whl" 1
+mkwheel "$WORK/multi-noloader/multi-1.0-py3-none-linux_x86_64.whl" 0
+expect_status 0 "backends, 12.8 driver" cw probe --gpu H100 --driver 12.8 "$WORK/multi/multi-1.0-py3-none-linux_x86_64.whl"
+contains "backends, 12.8 driver" "$WORK/out" "a backend chosen at run time"
+contains "backends, 12.8 driver" "$WORK/out" "FAILS 35"
+expect_status 2 "no loader, 12.8 driver" cw probe --gpu H100 --driver 12.8 "$WORK/multi-noloader/multi-1.0-py3-none-linux_x86_64.whl"
+contains "no loader, 12.8 driver" "$WORK/out" "FAILS 35  multi/libmulti_cuda13.so"
+expect_status 0 "backends, 13.0 driver" cw probe --gpu H100 --driver 13.0 "$WORK/multi/multi-1.0-py3-none-linux_x86_64.whl"
+expect_status 0 "backends, JSON" cw probe --gpu H100 --driver 12.8 --format json "$WORK/multi/multi-1.0-py3-none-linux_x86_64.whl"
+if [ "$(json_get "$WORK/out" '[(l["member"], l["not_counted"]) for l in d["inputs"][0]["libraries"]]')" = \
+  "[('multi/libmulti_cuda12.so', []), ('multi/libmulti_cuda13.so', ['sm_90'])]" ]; then ok; else bad "backends JSON: $(head -c 600 "$WORK/out")"; fi
+
 # No driver at all: an LD_LIBRARY_PATH with nothing, and only when this
 # machine has no libcuda of its own to find.
 if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then

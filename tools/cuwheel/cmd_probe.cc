@@ -28,6 +28,7 @@
 #include "cuwheel/object/fatbin.h"
 #include "cuwheel/wheel/wheel.h"
 #include "cuwheel/cuda/gpus.h"
+#include "cuwheel/model/loading.h"
 #include "cuwheel/model/model.h"
 #include "cuwheel/probe/host.h"
 #include "cuwheel/probe/probe.h"
@@ -193,6 +194,10 @@ struct LibraryResult {
   std::string member;
   size_t images = 0;
   std::vector<probe::LibraryVerdict> per_gpu;  // parallel to the GPUs
+  size_t index = 0;     // into CheckModel::libraries
+  std::string plugin;   // why it is a backend opened only when chosen (model::plugin_evidence), "" otherwise
+  /// Per GPU: its failure does not decide the input's answer (see judge_model).
+  std::vector<bool> excused;
 };
 
 struct InputResult {
@@ -225,11 +230,13 @@ InputResult judge_model(const model::CheckModel& m, const std::vector<probe::Gpu
   if (m.kind == model::CheckModel::Kind::installed)
     r.distribution = m.metadata ? m.metadata->name + " " + m.metadata->version : m.dist_info;
   r.read_error = !m.read_errors.empty();
-  for (const auto& lib : m.libraries) {
+  for (size_t li = 0; li < m.libraries.size(); ++li) {
+    const auto& lib = m.libraries[li];
     if (!lib.device_read) continue;
     std::vector<probe::Image> images = probe::images_of(lib.device);
     if (images.empty()) continue;
     LibraryResult lr;
+    lr.index = li;
     lr.member = lib.member;
     if (!lib.archive_member.empty()) lr.member += (lr.member.empty() ? "" : ":") + lib.archive_member;
     if (lr.member.empty()) lr.member = m.path;
@@ -240,7 +247,26 @@ InputResult judge_model(const model::CheckModel& m, const std::vector<probe::Gpu
     if (driver && lib.is_elf)
       if (auto need = probe::runtime_need(lib.load.runtime, images))
         for (auto& lv : lr.per_gpu) probe::apply_runtime_need(lv, *need, *driver);
+    lr.excused.assign(gpus.size(), false);
     r.libraries.push_back(std::move(lr));
+  }
+  // Backends chosen at run time by the CUDA version present (bitsandbytes'
+  // libbitsandbytes_cuda118.so ... _cuda130.so, opened with dlopen): one
+  // built for a newer CUDA major than the driver does not decide the
+  // input's answer while another backend of the input starts there; the
+  // package loads that one. Its own line still says FAILS 35.
+  auto too_old = [](const LibraryResult& l, size_t i) { return l.per_gpu[i].verdict == Verdict::driver_too_old; };
+  bool any_too_old = false;
+  for (const auto& l : r.libraries)
+    for (size_t i = 0; i < gpus.size(); ++i) any_too_old = any_too_old || too_old(l, i);
+  if (any_too_old && r.libraries.size() > 1) {
+    for (auto& l : r.libraries) l.plugin = model::plugin_evidence(m, l.index);
+    for (size_t i = 0; i < gpus.size(); ++i) {
+      bool other_starts = false;
+      for (const auto& l : r.libraries) other_starts = other_starts || (!l.plugin.empty() && !too_old(l, i));
+      if (other_starts)
+        for (auto& l : r.libraries) l.excused[i] = !l.plugin.empty() && too_old(l, i);
+    }
   }
   for (size_t i = 0; i < gpus.size(); ++i) {
     if (!m.read_errors.empty()) {
@@ -271,8 +297,10 @@ InputResult judge_model(const model::CheckModel& m, const std::vector<probe::Gpu
       continue;
     }
     size_t w = 0;
-    for (size_t l = 1; l < r.libraries.size(); ++l)
-      if (probe::weakest(r.libraries[l].per_gpu[i].verdict, r.libraries[w].per_gpu[i].verdict) ==
+    while (w + 1 < r.libraries.size() && r.libraries[w].excused[i]) ++w;
+    for (size_t l = w + 1; l < r.libraries.size(); ++l)
+      if (!r.libraries[l].excused[i] &&
+          probe::weakest(r.libraries[l].per_gpu[i].verdict, r.libraries[w].per_gpu[i].verdict) ==
               r.libraries[l].per_gpu[i].verdict &&
           r.libraries[l].per_gpu[i].verdict != r.libraries[w].per_gpu[i].verdict)
         w = l;
@@ -299,7 +327,11 @@ void print_input_text(const InputResult& r, const std::vector<probe::Gpu>& gpus)
   // made the input's "unknown", and its reason points here).
   if (r.libraries.size() < 2 && !(r.read_error && !r.libraries.empty())) return;
   for (const auto& lib : r.libraries) {
-    std::cout << "  " << esc(lib.member) << " (" << lib.images << " image" << (lib.images == 1 ? "" : "s") << ")\n";
+    std::cout << "  " << esc(lib.member) << " (" << lib.images << " image" << (lib.images == 1 ? "" : "s");
+    if (std::find(lib.excused.begin(), lib.excused.end(), true) != lib.excused.end())
+      std::cout << "; a backend chosen at run time (" << esc(lib.plugin)
+                << "): where the driver is too old for it, another backend of the package starts, so it is not counted";
+    std::cout << ")\n";
     std::map<Verdict, std::vector<size_t>> groups;
     for (size_t i = 0; i < gpus.size(); ++i) groups[lib.per_gpu[i].verdict].push_back(i);
     for (const auto& [v, idx] : groups) {
@@ -336,7 +368,14 @@ json input_json(const InputResult& r, const std::vector<probe::Gpu>& gpus) {
                      {"reason", library_reason(lv)},
                      {"images", image_counts(lv)}});
     }
-    libs.push_back({{"member", lib.member}, {"images", lib.images}, {"gpus", per}});
+    json excused = json::array();
+    for (size_t i = 0; i < gpus.size(); ++i)
+      if (lib.excused[i]) excused.push_back(arch::Arch{gpus[i].sm}.sm_name());
+    libs.push_back({{"member", lib.member},
+                    {"images", lib.images},
+                    {"plugin", lib.plugin.empty() ? json(nullptr) : json(lib.plugin)},
+                    {"not_counted", excused},
+                    {"gpus", per}});
   }
   json j{{"path", r.path}, {"kind", r.kind}, {"verdicts", verdicts}, {"libraries", libs}};
   if (!r.distribution.empty()) j["distribution"] = r.distribution;
@@ -774,6 +813,7 @@ int run_probe() {
   std::vector<Verdict> all;
   model::BuildOptions bo;
   bo.hash_members = false;
+  bo.scan_python_loads = true;  // for plugin_evidence (bitsandbytes' f"libbitsandbytes_{...}")
   std::set<std::pair<dev_t, ino_t>> inodes;
   for (const auto& path : o.paths) {
     struct stat st {};

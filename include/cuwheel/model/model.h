@@ -175,6 +175,10 @@ struct KnownMember {
 struct BuildOptions {
   /// Hash every member for the RECORD check (reads every member in full).
   bool hash_members = true;
+  /// Wheels: read the Python sources and package JSON for the loads they
+  /// name (CheckModel::python_loads) even when hash_members is false
+  /// (`probe`, which needs them for model::plugin_evidence only).
+  bool scan_python_loads = false;
   /// Wheels: members (by name) not read again; each gets read_ok, the
   /// digest and the library given. The caller vouches that the bytes are
   /// those the facts were read from. Null: every member is read.
