@@ -18,8 +18,14 @@ bash examples/dual-major/flow.sh --short --cuwheel "$cuwheel" --work "$work/flow
 rc=$?
 if [ $rc != 0 ]; then
   cat "$work/transcript.txt"
-else
-  grep -E '^(FAIL|ok:)' "$work/transcript.txt"
-  tail -1 "$work/transcript.txt"
+  exit $rc
 fi
-exit $rc
+grep -E '^(FAIL|ok:)' "$work/transcript.txt"
+tail -1 "$work/transcript.txt"
+# A part the flow could not run here (no rpmbuild for the signed test
+# repository, no nvcc for the rebuilt broken variants) is not a pass: the
+# suite reports itself skipped (ctest: 77), naming what was left out.
+if grep -E '^SKIP:|^\(no nvcc' "$work/transcript.txt"; then
+  exit 77
+fi
+exit 0
